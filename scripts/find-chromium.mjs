@@ -1,0 +1,27 @@
+/**
+ * Finds the Chromium the browser tests use: never a downloaded one (this network cannot reach
+ * it), always the system's. CHROMIUM_PATH wins, then Debian's /usr/bin/chromium.
+ */
+import { existsSync } from 'node:fs';
+
+export const CHROMIUM_CANDIDATES = [
+  process.env.CHROMIUM_PATH,
+  process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH,
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+].filter(Boolean);
+
+export function findChromium() {
+  return CHROMIUM_CANDIDATES.find((path) => existsSync(path)) ?? null;
+}
+
+/** The flags that keep Chromium quiet and working on a closed network, as root. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];

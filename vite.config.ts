@@ -1,0 +1,38 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vitest/config';
+import { clientConfigFromEnv } from './scripts/client-config';
+
+const clientConfig = clientConfigFromEnv(process.env);
+
+export default defineConfig({
+  base: `${clientConfig.basePath}/`,
+  plugins: [react()],
+  define: {
+    __APP_CONFIG__: JSON.stringify(clientConfig),
+  },
+  build: {
+    outDir: 'dist',
+    assetsInlineLimit: 0,
+  },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'machines', include: ['tests/machines/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: { name: 'server', include: ['tests/server/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'app',
+          include: ['tests/app/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['tests/app/setup.ts'],
+        },
+      },
+    ],
+  },
+});

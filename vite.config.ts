@@ -1,12 +1,13 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { clientConfigFromEnv } from './scripts/client-config';
+import { precompressPlugin } from './scripts/precompress';
 
 const clientConfig = clientConfigFromEnv(process.env);
 
 export default defineConfig({
   base: `${clientConfig.basePath}/`,
-  plugins: [react()],
+  plugins: [react(), precompressPlugin()],
   define: {
     __APP_CONFIG__: JSON.stringify(clientConfig),
   },

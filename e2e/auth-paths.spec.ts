@@ -1,0 +1,197 @@
+/**
+ * The auth machine's generated paths, in Chromium, against the real server. Each step is done
+ * the way a visitor (or another tab, or the server) would do it, and after each step the test
+ * checks what the visitor sees and what local storage holds.
+ */
+import { expect, test, type BrowserContext, type Page, type Route } from '@playwright/test';
+import { SESSION_TIMEOUT_EVENT } from '../machines/authMachine';
+import { readPathsFile } from '../tests/machines/pathsFile';
+import { expectAfter, type Expected } from '../tests/machines/oracle';
+import type { PathEvent, PlainPath, PlainStep } from '../tests/machines/model';
+import { BASE, E2E_PASSWORD, SESSION_TIMEOUT_MS, WRONG_PASSWORD, url } from './site';
+import { MESSAGES, expectRed, readStoredSession } from './ui';
+
+const SIGNIN = '**/api/users/signin';
+
+/** How the server will answer the submit of `steps[index]`, read from the step after it. */
+function answerFor(steps: PlainStep[], index: number): PathEvent['type'] | 'held' {
+  const next = steps[index + 1]?.event.type;
+  return next?.startsWith('signin.') ? next : 'held';
+}
+
+class Visitor {
+  private held: Route[] = [];
+  constructor(
+    private readonly context: BrowserContext,
+    readonly page: Page,
+  ) {}
+
+  async start(path: PlainPath) {
+    await this.page.clock.install({ time: path.nowMs });
+    await this.page.addInitScript((seed) => {
+      // Only on the first load: the seed is what storage held before the app ever ran.
+      if (seed !== null && !sessionStorage.getItem('e2e-seeded')) {
+        localStorage.setItem('session', seed);
+        sessionStorage.setItem('e2e-seeded', '1');
+      }
+    }, path.seed);
+    if (path.steps[0]?.state === 'loggedIn') {
+      // A fresh stored session comes from a login in this browser, which also opened a server
+      // session: without one the server would rightly refuse the video at once.
+      await this.signInOnServer();
+    }
+    await this.page.goto(url(`${BASE}/login`));
+  }
+
+  async submit(password: string, answer: ReturnType<typeof answerFor>) {
+    await this.page.unroute(SIGNIN);
+    if (answer === 'signin.failed') await this.page.route(SIGNIN, (route) => route.abort('failed'));
+    if (answer === 'signin.rateLimited')
+      await this.page.route(SIGNIN, (route) =>
+        route.fulfill({
+          status: 429,
+          headers: { 'Retry-After': '60' },
+          json: { error: 'too_many_attempts', message: 'Demasiados intentos' },
+        }),
+      );
+    if (answer === 'held') await this.page.route(SIGNIN, (route) => void this.held.push(route));
+    const typed =
+      password === '' ? '' : answer === 'signin.succeeded' ? E2E_PASSWORD : WRONG_PASSWORD;
+    const field = this.page.getByLabel('Contraseña');
+    await field.fill(typed);
+    await this.page.getByRole('button', { name: 'Ingresar' }).click();
+  }
+
+  async signInOnServer() {
+    const response = await this.context.request.post(url('/api/users/signin'), {
+      data: { form: { usuario: 'capacitacion', contraseña: E2E_PASSWORD } },
+    });
+    expect(response.status()).toBe(200);
+  }
+
+  /** Another tab of the same browser logs in or out: it writes local storage, this tab hears. */
+  async otherTab(value: string | null) {
+    if (value === null) await this.context.request.post(url('/api/users/signout'));
+    else await this.signInOnServer();
+    const other = await this.context.newPage();
+    // Any page of the same origin shares local storage; one without the app keeps it quiet.
+    await other.goto(url('/api/e2e-other-tab'));
+    await other.evaluate((v) => {
+      if (v === null) localStorage.removeItem('session');
+      else localStorage.setItem('session', v);
+    }, value);
+    await other.close();
+  }
+
+  /** The server restarts or ends the session; the next video request is refused. */
+  async serverRefuses() {
+    await this.context.request.post(url('/api/users/signout'));
+    await this.page.locator('video').evaluate((video: HTMLVideoElement) => video.load());
+  }
+
+  async logout() {
+    const button = this.page.getByRole('button', { name: /^Hola / });
+    await button.hover();
+    await this.page.getByRole('button', { name: 'Cerrar sesion' }).click();
+  }
+
+  async release() {
+    for (const route of this.held.splice(0)) await route.abort('aborted').catch(() => {});
+  }
+}
+
+async function checkScreen(page: Page, step: PlainStep, expected: Expected) {
+  const { state, context } = step;
+  if (state === 'loggedIn') {
+    await expect(page).toHaveURL(url(`${BASE}/VideoPlayer`));
+    const session = expected.stored!;
+    await expect(
+      page.getByRole('button', { name: `Hola ${session.nombres} / ${session.empresa}` }),
+    ).toBeVisible();
+    await expect(page.locator('video')).toBeVisible();
+  } else {
+    await expect(page).toHaveURL(url(`${BASE}/login`));
+    await expect(page.getByLabel('Contraseña')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Ingresar' })).toBeVisible();
+  }
+  const loading = page.getByText(MESSAGES.loading, { exact: true });
+  if (state === 'submitting') await expectRed(loading);
+  else await expect(loading).toHaveCount(0);
+
+  const errorText =
+    state === 'error' && context.error
+      ? context.error === 'rateLimited'
+        ? MESSAGES.rateLimited
+        : MESSAGES[context.error]
+      : null;
+  for (const [key, text] of Object.entries(MESSAGES)) {
+    if (key === 'loading' || key === 'expired') continue;
+    const message = page.getByText(text);
+    if (text === errorText) await expectRed(message);
+    else await expect(message).toHaveCount(0);
+  }
+  const expiredNotice = page.getByText(MESSAGES.expired);
+  if (state === 'expired') await expect(expiredNotice).toBeVisible();
+  else await expect(expiredNotice).toHaveCount(0);
+}
+
+async function checkStorage(page: Page, expected: Expected) {
+  const stored = await readStoredSession(page);
+  if (expected.stored === null) {
+    expect(stored).toBeNull();
+    return;
+  }
+  // The browser's clock runs during the test, so the login second may be a little later.
+  const { timestamp, ...rest } = expected.stored;
+  expect(stored).toMatchObject(rest);
+  expect(stored!.timestamp).toBeGreaterThanOrEqual(timestamp);
+  expect(stored!.timestamp).toBeLessThanOrEqual(timestamp + 30);
+}
+
+for (const path of readPathsFile()) {
+  test(path.title, async ({ context, page }) => {
+    const visitor = new Visitor(context, page);
+    let expected: Expected | null = null;
+    try {
+      for (const [index, step] of path.steps.entries()) {
+        const { event } = step;
+        await test.step(`${event.type} ⇒ ${step.state}`, async () => {
+          switch (event.type) {
+            case 'xstate.init':
+              await visitor.start(path);
+              break;
+            case 'submit':
+              await visitor.submit(event.password, answerFor(path.steps, index));
+              break;
+            case 'signin.succeeded':
+            case 'signin.rejected':
+            case 'signin.failed':
+            case 'signin.rateLimited':
+              // Answered by the server (or the route) set up at the submit before.
+              break;
+            case 'logout':
+              await visitor.logout();
+              break;
+            case 'session.refused':
+              await visitor.serverRefuses();
+              break;
+            case 'session.changedElsewhere':
+              await visitor.otherTab(event.value);
+              break;
+            case SESSION_TIMEOUT_EVENT:
+              await page.clock.runFor(SESSION_TIMEOUT_MS - 1_000);
+              await expect(page).toHaveURL(url(`${BASE}/VideoPlayer`));
+              await page.clock.runFor(1_000);
+              break;
+          }
+          expected = expectAfter(expected, event, path);
+          expect(expected.state).toBe(step.state);
+          await checkScreen(page, step, expected);
+          await checkStorage(page, expected);
+        });
+      }
+    } finally {
+      await visitor.release();
+    }
+  });
+}

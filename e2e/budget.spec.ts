@@ -1,0 +1,44 @@
+/**
+ * The login page's byte budget: the eager JavaScript and CSS, gzip-compressed, must stay within
+ * 110 KB (a plain app of this stack ships about 101 KB). Bytes are deterministic, so this is a
+ * test; load times are measured by `npm run bench`, never here.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { expect, test } from '@playwright/test';
+import { BASE, url } from './site';
+
+const BUDGET_BYTES = 110 * 1024;
+const DIST = 'dist';
+
+/** The files index.html makes the browser fetch before the app runs. */
+function eagerAssets(): string[] {
+  const html = readFileSync(join(DIST, 'index.html'), 'utf8');
+  const refs = [
+    ...html.matchAll(/<script[^>]+type="module"[^>]+src="([^"]+)"/g),
+    ...html.matchAll(/<link[^>]+rel="(?:modulepreload|stylesheet)"[^>]+href="([^"]+)"/g),
+  ].map((match) => match[1]!);
+  return refs.map((ref) => ref.replace(`${BASE}/`, ''));
+}
+
+test('keeps the login page eager JS+CSS within 110 KB gzip', () => {
+  const assets = eagerAssets();
+  expect(assets.length).toBeGreaterThan(0);
+  const sizes = assets.map((asset) => gzipSync(readFileSync(join(DIST, asset)), { level: 9 }).length);
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  console.log(`login eager JS+CSS: ${(total / 1024).toFixed(1)} KB gzip in ${assets.length} files`);
+  expect(total).toBeLessThanOrEqual(BUDGET_BYTES);
+});
+
+test('loads no script or style on the login page beyond the eager set', async ({ page }) => {
+  const eager = new Set(eagerAssets().map((asset) => url(`${BASE}/${asset}`)));
+  const loaded: string[] = [];
+  page.on('request', (request) => {
+    if (['script', 'stylesheet'].includes(request.resourceType())) loaded.push(request.url());
+  });
+  await page.goto(url(`${BASE}/login`));
+  await expect(page.getByLabel('Contraseña')).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  expect(loaded.filter((u) => !eager.has(u))).toEqual([]);
+});

@@ -1,0 +1,42 @@
+/**
+ * The fixtures every spec test uses: the site's address, a visitor who logs in through the form,
+ * and a watch on the console and on CSP violations that fails the test on any error.
+ */
+import { test as base, expect, type Page } from '@playwright/test';
+import { BASE, E2E_PASSWORD, url } from './site';
+
+export { expect };
+
+export interface ConsoleWatch {
+  errors: string[];
+  /** Errors the test itself provoked on purpose (e.g. a 401 for a wrong password). */
+  allow(pattern: RegExp): void;
+}
+
+export async function login(page: Page, password = E2E_PASSWORD) {
+  await page.goto(url(`${BASE}/login`));
+  await page.getByLabel('Contraseña').fill(password);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+}
+
+export const test = base.extend<{ consoleWatch: ConsoleWatch }>({
+  consoleWatch: [
+    async ({ page }, use) => {
+      const allowed: RegExp[] = [];
+      const errors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+      await page.addInitScript(() => {
+        document.addEventListener('securitypolicyviolation', (event) => {
+          console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+        });
+      });
+      await use({ errors, allow: (pattern) => void allowed.push(pattern) });
+      const unexpected = errors.filter((text) => !allowed.some((pattern) => pattern.test(text)));
+      expect(unexpected, 'console errors or CSP violations').toEqual([]);
+    },
+    { auto: true },
+  ],
+});

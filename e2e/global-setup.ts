@@ -1,0 +1,30 @@
+/**
+ * Before the browser tests: the paths JSON, a build if there is none, and the real built server
+ * on a free port with a test password. The server's address reaches the tests through the
+ * environment, which Playwright's workers inherit.
+ */
+import { buildIfMissing, startServer } from '../scripts/test-server';
+import { hashPassword } from '../server/password';
+import { EMPRESA, NOMBRES, USERNAME } from '../tests/machines/model';
+import { writePathsFile } from '../tests/machines/pathsFile';
+import { E2E_PASSWORD } from './site';
+
+export default async function globalSetup() {
+  writePathsFile();
+  buildIfMissing();
+  const server = await startServer({
+    NODE_ENV: 'test',
+    PASSWORD_HASH: await hashPassword(E2E_PASSWORD),
+    SESSION_SECRET: 'e2e-session-secret-0123456789-abcdefghijklmnop',
+    SHARED_USERNAME: USERNAME,
+    EMPRESA,
+    NOMBRES,
+    // Every path with a wrong password comes from this one address; the limiter's own
+    // behaviour is tested in tests/server.
+    SIGNIN_FREE_FAILURES: '100',
+    SIGNIN_MAX_REQUESTS_PER_MINUTE: '100000',
+    LOG_LEVEL: 'warn',
+  });
+  process.env.E2E_ORIGIN = server.origin;
+  return () => server.stop();
+}

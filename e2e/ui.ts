@@ -1,0 +1,25 @@
+/** What the visitor reads, and how the tests look at it. */
+import { expect, type Locator, type Page } from '@playwright/test';
+import type { Session } from '../machines/session';
+
+export const MESSAGES = {
+  loading: 'Cargando...',
+  wrongPassword: 'Error, contraseña incorrecta',
+  network: 'No se pudo conectar con el servidor. Intente nuevamente.',
+  rateLimited: /Demasiados intentos\. Espere \d+ segundos?/,
+  expired: /Su sesión expiró/,
+} as const;
+
+/** "Red" as a person sees it: the red channel clearly dominates. */
+export async function expectRed(locator: Locator) {
+  await expect(locator).toBeVisible();
+  const color = await locator.evaluate((element) => getComputedStyle(element).color);
+  const [r = 0, g = 0, b = 0] = (color.match(/\d+(\.\d+)?/g) ?? []).map(Number);
+  expect(r, `${color} is not red`).toBeGreaterThan(120);
+  expect(r, `${color} is not red`).toBeGreaterThan(2 * Math.max(g, b));
+}
+
+export async function readStoredSession(page: Page): Promise<Session | null> {
+  const raw = await page.evaluate(() => localStorage.getItem('session'));
+  return raw === null ? null : (JSON.parse(raw) as Session);
+}

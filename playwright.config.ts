@@ -1,0 +1,41 @@
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM_ARGS, findChromium } from './scripts/find-chromium.mjs';
+
+const executablePath = findChromium() ?? undefined;
+/** Specs that do not depend on the viewport run once. */
+const ONCE = ['auth-paths.spec.ts', 'budget.spec.ts'];
+const desktop = { viewport: { width: 1280, height: 800 } };
+const phone = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 3,
+  isMobile: true,
+  hasTouch: true,
+};
+
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  globalSetup: './e2e/global-setup.ts',
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  retries: process.env.CI ? 1 : 0,
+  workers: 2,
+  timeout: 30_000,
+  expect: { timeout: 5_000 },
+  reporter: [
+    ['list'],
+    ['json', { outputFile: 'reports/e2e.json' }],
+    ['./e2e/coverage-reporter.ts'],
+  ],
+  use: {
+    locale: 'es-AR',
+    trace: 'on-first-retry',
+    launchOptions: { executablePath, args: CHROMIUM_ARGS },
+  },
+  projects: [
+    { name: 'paths', testMatch: 'auth-paths.spec.ts', use: desktop },
+    { name: 'budget', testMatch: 'budget.spec.ts', use: desktop },
+    { name: 'desktop', testIgnore: ONCE, use: desktop },
+    { name: 'phone', testIgnore: ONCE, use: phone },
+  ],
+});

@@ -58,7 +58,11 @@ test('logs in and out with the keyboard alone', async ({ page }) => {
 
   const greeting = page.getByRole('button', { name: `Hola ${NOMBRES} / ${EMPRESA}` });
   await expect(greeting).toBeVisible();
-  for (let i = 0; i < 5 && !(await page.getByRole('button', { name: 'Cerrar sesion' }).count()); i++)
+  for (
+    let i = 0;
+    i < 5 && !(await page.getByRole('button', { name: 'Cerrar sesion' }).count());
+    i++
+  )
     await page.keyboard.press('Tab');
   await expect(page.getByRole('button', { name: 'Cerrar sesion' })).toBeFocused();
   await page.keyboard.press('Enter');

@@ -25,7 +25,9 @@ function eagerAssets(): string[] {
 test('keeps the login page eager JS+CSS within 110 KB gzip', () => {
   const assets = eagerAssets();
   expect(assets.length).toBeGreaterThan(0);
-  const sizes = assets.map((asset) => gzipSync(readFileSync(join(DIST, asset)), { level: 9 }).length);
+  const sizes = assets.map(
+    (asset) => gzipSync(readFileSync(join(DIST, asset)), { level: 9 }).length,
+  );
   const total = sizes.reduce((sum, size) => sum + size, 0);
   console.log(`login eager JS+CSS: ${(total / 1024).toFixed(1)} KB gzip in ${assets.length} files`);
   expect(total).toBeLessThanOrEqual(BUDGET_BYTES);

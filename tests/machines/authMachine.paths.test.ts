@@ -5,8 +5,8 @@ import {
   createAuthMachine,
   type AuthMachine,
 } from '../../machines/authMachine';
-import { SESSION_KEY, SESSION_TIMEOUT_MS, memoryStorage } from '../../machines/session';
-import { SCENARIOS, allPlainPaths, type PlainStep } from './model';
+import { SESSION_KEY, memoryStorage } from '../../machines/session';
+import { SCENARIOS, SPEC_TIMEOUT_MS, allPlainPaths, type PlainStep } from './model';
 import { ERROR_AFTER, expectAfter, type Expected } from './oracle';
 
 describe('every generated path of the auth machine, run against a real actor', () => {
@@ -26,7 +26,7 @@ describe('every generated path of the auth machine, run against a real actor', (
           actor = createActor(machine, { clock }).start();
         } else if (event.type === SESSION_TIMEOUT_EVENT) {
           // One millisecond early nothing happens; on the dot the session expires.
-          clock.increment(SESSION_TIMEOUT_MS - 1);
+          clock.increment(SPEC_TIMEOUT_MS - 1);
           expect(actor!.getSnapshot().value).toBe('loggedIn');
           clock.increment(1);
         } else if (event.type === 'session.changedElsewhere') {

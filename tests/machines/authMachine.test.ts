@@ -1,7 +1,8 @@
 import { SimulatedClock, createActor } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
 import { createAuthMachine, type AuthEvent } from '../../machines/authMachine';
-import { SESSION_KEY, SESSION_TIMEOUT_MS, memoryStorage } from '../../machines/session';
+import { SESSION_KEY, memoryStorage } from '../../machines/session';
+import { SPEC_TIMEOUT_MS as SESSION_TIMEOUT_MS } from './model';
 
 const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
 const submit = (password: string): AuthEvent => ({
@@ -54,6 +55,56 @@ describe('the auth machine, for what the generated paths do not show', () => {
       actor.send(submit(''));
       expect(actor.getSnapshot().value).toBe(before.value);
       expect(actor.getSnapshot().context).toEqual(before.context);
+    }
+  });
+
+  it('lets the visitor try again after a wrong password and after an expiry', () => {
+    const afterError = start();
+    afterError.actor.send(submit('x'));
+    afterError.actor.send({ type: 'signin.rejected' });
+    afterError.actor.send(submit('y'));
+    expect(afterError.actor.getSnapshot().value).toBe('submitting');
+
+    const afterExpiry = loggedIn();
+    afterExpiry.clock.increment(SESSION_TIMEOUT_MS);
+    afterExpiry.actor.send(submit('y'));
+    afterExpiry.actor.send(succeeded);
+    expect(afterExpiry.actor.getSnapshot().value).toBe('loggedIn');
+  });
+
+  it('lets a login in another tab in from every logged-out state', () => {
+    const other = (nowMs: number) =>
+      JSON.stringify({
+        loggedIn: true,
+        username: 'capacitacion',
+        timestamp: Math.floor(nowMs / 1000),
+        empresa: 'Agro',
+        nombres: 'Ana',
+      });
+    const reach = {
+      loggedOut: () => start(),
+      submitting: () => {
+        const s = start();
+        s.actor.send(submit('x'));
+        return s;
+      },
+      error: () => {
+        const s = start();
+        s.actor.send(submit('x'));
+        s.actor.send({ type: 'signin.failed' });
+        return s;
+      },
+      expired: () => {
+        const s = loggedIn();
+        s.actor.send({ type: 'session.refused' });
+        return s;
+      },
+    };
+    for (const [state, make] of Object.entries(reach)) {
+      const { actor, clock } = make();
+      expect(actor.getSnapshot().value).toBe(state);
+      actor.send({ type: 'session.changedElsewhere', value: other(clock.now()) });
+      expect(actor.getSnapshot().value, `from ${state}`).toBe('loggedIn');
     }
   });
 

@@ -11,11 +11,15 @@ import {
   type AuthContext,
   type AuthEvent,
 } from '../../machines/authMachine';
-import { SESSION_MAX_AGE_S, memoryStorage, type Session } from '../../machines/session';
+import { memoryStorage, type Session } from '../../machines/session';
 
 /** A fixed "now" (whole seconds) so that every path is the same on every run. */
 export const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
 const NOW_S = NOW_MS / 1000;
+
+/** The spec's numbers (§4, §9), written here again so that a change in the code is noticed. */
+export const SPEC_MAX_AGE_S = 7_200;
+export const SPEC_TIMEOUT_MS = 72_000_000;
 
 export const USERNAME = 'capacitacion';
 export const EMPRESA = 'Agro Demo S.A.';
@@ -47,8 +51,8 @@ export type StateName = 'loggedOut' | 'submitting' | 'error' | 'loggedIn' | 'exp
 export const SCENARIOS = {
   empty: { seed: null, initial: 'loggedOut' },
   // One second inside the 7,200 s limit, and exactly on it.
-  fresh: { seed: stored({ timestamp: NOW_S - (SESSION_MAX_AGE_S - 1) }), initial: 'loggedIn' },
-  stale: { seed: stored({ timestamp: NOW_S - SESSION_MAX_AGE_S }), initial: 'loggedOut' },
+  fresh: { seed: stored({ timestamp: NOW_S - (SPEC_MAX_AGE_S - 1) }), initial: 'loggedIn' },
+  stale: { seed: stored({ timestamp: NOW_S - SPEC_MAX_AGE_S }), initial: 'loggedOut' },
   malformed: { seed: '{"loggedIn":true,"username":', initial: 'loggedOut' },
   wrongType: { seed: stored({ timestamp: String(NOW_S) }), initial: 'loggedOut' },
   future: { seed: stored({ timestamp: NOW_S + 1 }), initial: 'loggedOut' },

@@ -4,8 +4,15 @@
  * browser) can ask it for the state and stored session a step must end in.
  */
 import { SESSION_TIMEOUT_EVENT } from '../../machines/authMachine';
-import { SESSION_MAX_AGE_S, type Session } from '../../machines/session';
-import { SCENARIOS, USERNAME, type PathEvent, type PlainPath, type StateName } from './model';
+import type { Session } from '../../machines/session';
+import {
+  SCENARIOS,
+  SPEC_MAX_AGE_S,
+  USERNAME,
+  type PathEvent,
+  type PlainPath,
+  type StateName,
+} from './model';
 
 export interface Expected {
   state: StateName;
@@ -17,7 +24,7 @@ const isFresh = (value: string | null, nowMs: number): Session | null => {
   if (value === null) return null;
   const session = JSON.parse(value) as Session;
   const age = nowMs / 1000 - session.timestamp;
-  return age >= 0 && age < SESSION_MAX_AGE_S ? session : null;
+  return age >= 0 && age < SPEC_MAX_AGE_S ? session : null;
 };
 
 /** The expected outcome of `event`, given the outcome of the step before it. */

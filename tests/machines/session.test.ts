@@ -1,14 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import {
-  MAX_FIELD_LENGTH,
-  SESSION_MAX_AGE_S,
-  memoryStorage,
-  newSession,
-  parseSession,
-} from '../../machines/session';
+import { describe, expect, it, vi } from 'vitest';
+import { MAX_FIELD_LENGTH, memoryStorage, newSession, parseSession } from '../../machines/session';
 
 const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
 const NOW_S = NOW_MS / 1000;
+/** spec §4: a stored session counts while younger than 7,200 s. */
+const SESSION_MAX_AGE_S = 7_200;
 const valid = {
   loggedIn: true,
   username: 'capacitacion',
@@ -62,6 +58,18 @@ describe('reading a stored session', () => {
     ['a field one character too long', raw({ empresa: 'x'.repeat(MAX_FIELD_LENGTH + 1) })],
   ])('refuses %s', (_, value) => {
     expect(parseSession(value, NOW_MS)).toBeNull();
+  });
+
+  it('accepts a field of exactly the longest allowed length', () => {
+    const longest = 'x'.repeat(MAX_FIELD_LENGTH);
+    expect(parseSession(raw({ nombres: longest }), NOW_MS)?.nombres).toBe(longest);
+  });
+
+  it('does not even parse a stored value far longer than any real session', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    expect(parseSession(raw({ nombres: 'x'.repeat(1_000_000) }), NOW_MS)).toBeNull();
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
   });
 
   it('keeps only the five fields, whatever else was stored', () => {

@@ -11,6 +11,10 @@ export default defineConfig({
   define: {
     __APP_CONFIG__: JSON.stringify(clientConfig),
   },
+  server: {
+    // `npm run dev` serves the front end; the API comes from `npm start` running beside it.
+    proxy: { '/api': `http://127.0.0.1:${process.env.PORT ?? 8080}` },
+  },
   build: {
     outDir: 'dist',
     assetsInlineLimit: 0,

@@ -29,9 +29,14 @@ if (!findChromium()) {
   const isRoot = process.getuid?.() === 0;
   const hasApt = existsSync('/usr/bin/apt-get');
   if (!isRoot || !hasApt)
-    fail('Chromium not found: install it with `sudo apt-get install -y chromium` (or set CHROMIUM_PATH).');
+    fail(
+      'Chromium not found: install it with `sudo apt-get install -y chromium` (or set CHROMIUM_PATH).',
+    );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  if (!run('apt-get', ['update', '-qq'], { env }) || !run('apt-get', ['install', '-y', '-qq', 'chromium'], { env }))
+  if (
+    !run('apt-get', ['update', '-qq'], { env }) ||
+    !run('apt-get', ['install', '-y', '-qq', 'chromium'], { env })
+  )
     fail('Installing Chromium with apt-get failed.');
   if (!findChromium()) fail('Chromium still not found after apt-get install chromium.');
 }
@@ -41,7 +46,17 @@ const steps = [
   ['typecheck', ['run', 'typecheck']],
   ['lint', ['run', 'lint']],
   ['paths', ['run', 'test:paths', '--silent']],
-  ['unit and app tests', ['run', 'test:unit', '--', '--reporter=default', '--reporter=json', '--outputFile.json=reports/vitest.json']],
+  [
+    'unit and app tests',
+    [
+      'run',
+      'test:unit',
+      '--',
+      '--reporter=default',
+      '--reporter=json',
+      '--outputFile.json=reports/vitest.json',
+    ],
+  ],
   ['build', ['run', 'build']],
   ['browser tests', ['run', 'test:e2e']],
 ];
@@ -62,6 +77,8 @@ if (existsSync('reports/e2e.json')) {
   counts.skipped += stats.skipped;
 }
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-console.log(`\nAll checks passed in ${minutes} min (typecheck, lint, paths, unit, app, server, build, browser).`);
+console.log(
+  `\nAll checks passed in ${minutes} min (typecheck, lint, paths, unit, app, server, build, browser).`,
+);
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(counts.failed ? 1 : 0);

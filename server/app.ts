@@ -1,0 +1,116 @@
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { ServerConfig, TrustProxy } from './config.js';
+import { errorHandler, frameworkErrors, notFoundHandler } from './errors.js';
+import { mediaRoutes } from './routes/media.js';
+import { signinRoute, signoutRoute } from './routes/signin.js';
+import { siteRoutes } from './routes/site.js';
+import { registerSecurityHeaders } from './security.js';
+import { MemorySessionStore, type SessionStore } from './sessions.js';
+import { SigninLimiter } from './signin-limiter.js';
+
+/** Where pino writes; tests pass a stream to read the log lines. */
+export interface LogDestination {
+  write(line: string): void;
+}
+
+export interface ServerDeps {
+  /** Milliseconds since the epoch, for sessions and the signin limiter. */
+  now?: () => number;
+  logStream?: LogDestination;
+  sessions?: SessionStore;
+}
+
+/** Nothing the server accepts is larger than a signin; refuse big bodies before parsing. */
+const BODY_LIMIT = 64 * 1024;
+
+/**
+ * Never logged: cookies (live sessions) and request bodies (the password). The request
+ * serializer does not log bodies; these paths guard against a future `log.info({ body })`.
+ */
+const REDACT = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'res.headers["set-cookie"]',
+  'body',
+  'req.body',
+  'form',
+  '*.form',
+  'password',
+  '*.password',
+  '["contraseña"]',
+  '*["contraseña"]',
+];
+
+function fastifyTrustProxy(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
+  if (typeof trust === 'boolean' || Array.isArray(trust)) return trust;
+  // Fastify 5 ignores a bare hop count (it cannot check the peer); spell out what it meant.
+  return (_address: string, hop: number) => hop < trust.hops;
+}
+
+/** Builds the whole server without listening: tests use `inject`, index.ts listens. */
+export async function buildServer(
+  config: ServerConfig,
+  deps: ServerDeps = {},
+): Promise<FastifyInstance> {
+  const now = deps.now ?? Date.now;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    trustProxy: fastifyTrustProxy(config.trustProxy),
+    bodyLimit: BODY_LIMIT,
+    // Time to receive a whole request (not to stream a response): slow-loris protection.
+    requestTimeout: 30_000,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    ajv: {
+      // Fastify's defaults would turn 123 into "123" and drop unknown fields silently.
+      customOptions: {
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        allErrors: false,
+      },
+    },
+    frameworkErrors,
+  });
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler(`${config.basePath}/login`));
+  // Only JSON bodies mean anything here; a text body must get 415, not reach a handler.
+  app.removeContentTypeParser('text/plain');
+
+  const sessions =
+    deps.sessions ??
+    new MemorySessionStore({
+      ttlMs: config.sessionTtlS * 1000,
+      maxSessions: config.maxSessions,
+      now,
+    });
+  app.addHook('onClose', async () => sessions.close());
+  const limiter = new SigninLimiter({ ...config.signin, now });
+
+  await registerSecurityHeaders(app, config);
+  await app.register(cookie, { secret: config.sessionSecret });
+
+  await app.register(async (users) => {
+    // A coarse request ceiling per address, whatever the outcome (bad bodies included),
+    // checked before the body is read. Failed passwords have their own, finer limiter.
+    await users.register(rateLimit, {
+      global: true,
+      max: config.signin.maxRequestsPerMinute,
+      timeWindow: 60_000,
+      errorResponseBuilder: (_request, context) => ({ statusCode: context.statusCode }),
+    });
+    await users.register(signinRoute, { config, sessions, limiter });
+    await users.register(signoutRoute, { sessions });
+  });
+  await app.register(mediaRoutes, { config, sessions });
+  await app.register(siteRoutes, { config });
+
+  return app;
+}

@@ -1,0 +1,116 @@
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerConfig } from '../config.js';
+import { apiError } from '../errors.js';
+import { verifyPassword } from '../password.js';
+import { clearSessionCookie, setSessionCookie, tokenFrom } from '../session-cookie.js';
+import type { SessionStore } from '../sessions.js';
+import type { Refusal, SigninLimiter } from '../signin-limiter.js';
+
+/** ASVS asks for at least 64 characters; beyond a few hundred nobody types a password. */
+export const MAX_PASSWORD_LENGTH = 1024;
+const MAX_USERNAME_LENGTH = 200;
+/** Room for a maximal password in 4-byte characters, and no more. */
+export const SIGNIN_BODY_LIMIT = 8 * 1024 + 4 * MAX_PASSWORD_LENGTH;
+
+/**
+ * Strict on purpose: Ajv is told (in app.ts) not to coerce or strip, so a number is not
+ * turned into "123" and an extra field is refused instead of silently dropped.
+ */
+const bodySchema = {
+  type: 'object',
+  required: ['form'],
+  additionalProperties: false,
+  properties: {
+    form: {
+      type: 'object',
+      required: ['usuario', 'contraseña'],
+      additionalProperties: false,
+      properties: {
+        usuario: { type: 'string', minLength: 1, maxLength: MAX_USERNAME_LENGTH },
+        contraseña: { type: 'string', minLength: 1, maxLength: MAX_PASSWORD_LENGTH },
+      },
+    },
+  },
+} as const;
+
+interface SigninBody {
+  form: { usuario: string; contraseña: string };
+}
+
+export interface SigninDeps {
+  config: ServerConfig;
+  sessions: SessionStore;
+  limiter: SigninLimiter;
+}
+
+const WRONG = apiError('invalid_credentials', 'Usuario o contraseña incorrectos.');
+
+function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal) {
+  request.log.warn(
+    { signin: { outcome: 'rate_limited', reason: refusal.reason, address: request.ip } },
+    'signin attempt',
+  );
+  return reply
+    .code(429)
+    .header('retry-after', String(refusal.retryAfterS))
+    .send({
+      ...apiError(
+        'too_many_attempts',
+        `Demasiados intentos. Espere ${refusal.retryAfterS} segundos y vuelva a intentar.`,
+      ),
+      retryAfterS: refusal.retryAfterS,
+    });
+}
+
+export async function signinRoute(app: FastifyInstance, { config, sessions, limiter }: SigninDeps) {
+  app.post<{ Body: SigninBody }>(
+    '/api/users/signin',
+    { schema: { body: bodySchema }, bodyLimit: SIGNIN_BODY_LIMIT },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      // IPv6 clients usually own a whole /64: count it as one address.
+      const admission = limiter.admit(normalizeIP(request.ip));
+      if (!admission.ok) return refuse(request, reply, admission);
+
+      const { usuario, contraseña } = request.body.form;
+      let accepted = false;
+      try {
+        // The hash runs whatever the username, so a wrong username takes as long as a wrong
+        // password and the answer is the same.
+        const passwordOk = await verifyPassword(contraseña, config.passwordHash);
+        accepted = passwordOk && usuario === config.username;
+      } finally {
+        if (accepted) admission.ticket.succeeded();
+        else admission.ticket.failed();
+      }
+
+      const outcome = accepted ? 'success' : 'invalid_credentials';
+      request.log.info({ signin: { outcome, address: request.ip } }, 'signin attempt');
+      if (!accepted) return reply.code(401).send(WRONG);
+
+      // A new token at every signin; an older session carried by this browser ends here.
+      const previous = tokenFrom(request);
+      if (previous) await sessions.delete(previous);
+      const { token } = await sessions.create();
+      setSessionCookie(request, reply, token);
+      return { empresa: config.empresa, nombres: config.nombres };
+    },
+  );
+}
+
+export async function signoutRoute(app: FastifyInstance, { sessions }: { sessions: SessionStore }) {
+  // The body means nothing here; whatever a client sends (none, {}, text) must not turn a
+  // logout into a 400 or 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 }, (_request, _body, done) =>
+    done(null, undefined),
+  );
+  app.post('/api/users/signout', async (request, reply) => {
+    const token = tokenFrom(request);
+    if (token) await sessions.delete(token);
+    clearSessionCookie(request, reply);
+    request.log.info({ signout: { ended: token !== null, address: request.ip } }, 'signout');
+    return reply.code(204).header('cache-control', 'no-store').send();
+  });
+}

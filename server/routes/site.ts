@@ -1,0 +1,69 @@
+import fastifyStatic from '@fastify/static';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import type { ServerConfig } from '../config.js';
+import { apiError, errorHandler } from '../errors.js';
+
+/** Vite names everything under assets/ by content hash: a new build means new names. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** The HTML (and unhashed files) must be revalidated, or visitors keep an old build. */
+const REVALIDATE = 'no-cache';
+
+const NOT_BUILT = apiError(
+  'site_not_built',
+  'El sitio no está compilado: ejecute `npm run build` (o `npm start`).',
+);
+
+/**
+ * The built app under the base path. The two screens are real routes that answer with
+ * index.html; real files come from DIST_DIR; anything else falls through to the not-found
+ * handler, which redirects to the login (errors.ts).
+ */
+export async function siteRoutes(app: FastifyInstance, { config }: { config: ServerConfig }) {
+  const base = config.basePath;
+  const loginPath = `${base}/login`;
+  const indexFile = join(config.distDir, 'index.html');
+  const assetsDir = join(config.distDir, 'assets') + sep;
+
+  // @fastify/static refuses directories and non-canonical paths (`..`, `//`, `%2e`) with 403;
+  // for a visitor these are just wrong addresses, sent to the login like any other.
+  app.setErrorHandler<FastifyError>((error, request, reply) => {
+    const isRead = request.method === 'GET' || request.method === 'HEAD';
+    if (isRead && (error.statusCode === 403 || error.statusCode === 404))
+      return reply.redirect(loginPath, 302);
+    return errorHandler(error, request, reply);
+  });
+
+  await app.register(fastifyStatic, {
+    root: config.distDir,
+    prefix: `${base}/`,
+    // Directory listings and index files would only expose the build's layout.
+    index: false,
+    // Dotfiles (e.g. the build stamp .build-env.json) are treated as absent: redirected.
+    dotfiles: 'ignore',
+    preCompressed: true,
+    cacheControl: false,
+    // Tests build the server without a dist; the pages then say so (503).
+    suppressWarning: true,
+    setHeaders: (reply, path) => {
+      reply.header('cache-control', path.startsWith(assetsDir) ? IMMUTABLE : REVALIDATE);
+    },
+  });
+
+  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
+    const built = await stat(indexFile).then(
+      (stats) => stats.isFile(),
+      () => false,
+    );
+    if (!built) return reply.code(503).header('cache-control', 'no-store').send(NOT_BUILT);
+    return reply.sendFile('index.html');
+  };
+  app.get(loginPath, page);
+  app.get(`${base}/VideoPlayer`, page);
+
+  const toLogin = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.redirect(loginPath, 302);
+  app.get(base, toLogin);
+  app.get(`${base}/`, toLogin);
+}

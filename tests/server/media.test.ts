@@ -1,0 +1,205 @@
+import type { FastifyInstance } from 'fastify';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemorySessionStore } from '../../server/sessions.js';
+import {
+  REPO,
+  SIGNOUT,
+  expectNoLeak,
+  fakeClock,
+  listen,
+  rawRequest,
+  sessionCookie,
+  signin,
+  testServer,
+} from './helpers.js';
+
+const VIDEO = join(REPO, 'media/sample.mp4');
+const SIZE = statSync(VIDEO).size;
+const video = readFileSync(VIDEO);
+
+describe('the video routes through a real port', () => {
+  let app: FastifyInstance;
+  let base: string;
+  let cookie: string;
+  const get = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    rawRequest(base, path, { method, headers: { cookie, ...headers } });
+
+  beforeAll(async () => {
+    app = await testServer();
+    base = await listen(app);
+    cookie = sessionCookie((await signin(app)).headers['set-cookie']);
+  });
+  afterAll(() => app.close());
+
+  it('refuses the video, captions and poster with 401 JSON when there is no session', async () => {
+    for (const path of ['/api/video', '/api/video/captions.vtt', '/api/video/poster.jpg']) {
+      const res = await rawRequest(base, path, { headers: { range: 'bytes=0-1' } });
+      expect(res.status, path).toBe(401);
+      expect(JSON.parse(res.body.toString())).toEqual({
+        error: 'unauthorized',
+        message: 'Inicie sesión para continuar.',
+      });
+      expect(res.headers['content-range']).toBeUndefined();
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  it('serves the whole mp4 with its type, Accept-Ranges, a private cache header and an ETag', async () => {
+    const res = await get('/api/video');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('video/mp4');
+    expect(res.headers['accept-ranges']).toBe('bytes');
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+    expect(res.headers.etag).toMatch(/^W\/".+"$/);
+    expect(res.body.equals(video)).toBe(true);
+  });
+
+  it('answers Range bytes=0-1 (the probe Safari sends first) with 206 and exactly 2 bytes', async () => {
+    const res = await get('/api/video', { range: 'bytes=0-1' });
+    expect(res.status).toBe(206);
+    expect(res.headers['content-range']).toBe(`bytes 0-1/${SIZE}`);
+    expect(res.headers['content-length']).toBe('2');
+    expect(res.body.equals(video.subarray(0, 2))).toBe(true);
+  });
+
+  it('answers a suffix range (the last 500 bytes)', async () => {
+    const res = await get('/api/video', { range: 'bytes=-500' });
+    expect(res.status).toBe(206);
+    expect(res.headers['content-range']).toBe(`bytes ${SIZE - 500}-${SIZE - 1}/${SIZE}`);
+    expect(res.body.equals(video.subarray(SIZE - 500))).toBe(true);
+  });
+
+  it('answers an open-ended range (from byte 100 to the end), as a seek does', async () => {
+    const res = await get('/api/video', { range: 'bytes=100-' });
+    expect(res.status).toBe(206);
+    expect(res.headers['content-range']).toBe(`bytes 100-${SIZE - 1}/${SIZE}`);
+    expect(res.body.equals(video.subarray(100))).toBe(true);
+  });
+
+  it('answers an unsatisfiable range with 416 and Content-Range: bytes */size', async () => {
+    const res = await get('/api/video', { range: `bytes=${SIZE}-${SIZE + 10}` });
+    expect(res.status).toBe(416);
+    expect(res.headers['content-range']).toBe(`bytes */${SIZE}`);
+    expectNoLeak(res.body.toString());
+  });
+
+  it('answers If-None-Match with the current ETag by 304 and no body', async () => {
+    const { headers } = await get('/api/video', { range: 'bytes=0-1' });
+    const res = await get('/api/video', { 'if-none-match': headers.etag as string });
+    expect(res.status).toBe(304);
+    expect(res.body).toHaveLength(0);
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+  });
+
+  it('answers HEAD with the length and no body', async () => {
+    const res = await get('/api/video', {}, 'HEAD');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-length']).toBe(String(SIZE));
+    expect(res.body).toHaveLength(0);
+  });
+
+  it('serves the captions as UTF-8 WebVTT and the poster as JPEG', async () => {
+    const vtt = await get('/api/video/captions.vtt');
+    expect(vtt.status).toBe(200);
+    expect(vtt.headers['content-type']).toBe('text/vtt; charset=utf-8');
+    expect(vtt.body.toString('utf8')).toMatch(/^WEBVTT/);
+    expect(vtt.body.toString('utf8')).toContain('silo bolsa');
+    const poster = await get('/api/video/poster.jpg');
+    expect(poster.status).toBe(200);
+    expect(poster.headers['content-type']).toBe('image/jpeg');
+    expect(poster.headers['cache-control']).toBe('private, no-cache');
+    expect(poster.body.subarray(0, 2).toString('hex')).toBe('ffd8');
+  });
+});
+
+describe('who may watch', () => {
+  const watch = (app: FastifyInstance, cookie: string) =>
+    app.inject({ url: '/api/video', headers: { cookie, range: 'bytes=0-1' } });
+
+  it('refuses a forged cookie: a random token, a bad signature, a token without signature', async () => {
+    const app = await testServer();
+    const real = sessionCookie((await signin(app)).headers['set-cookie']);
+    const [name, value] = real.split('=') as [string, string];
+    const [token] = value.split('.') as [string];
+    const forged = [
+      `${name}=${'A'.repeat(43)}.${'B'.repeat(43)}`,
+      `${name}=${token}.${'B'.repeat(43)}`,
+      `${name}=${token}`,
+      `${name}=${app.signCookie('A'.repeat(43))}`,
+      `__Host-sid=${value}`,
+      '',
+    ];
+    for (const cookie of forged) expect((await watch(app, cookie)).statusCode, cookie).toBe(401);
+    expect((await watch(app, real)).statusCode).toBe(206);
+    await app.close();
+  });
+
+  it('refuses an expired session (SESSION_TTL_S after signin)', async () => {
+    const clock = fakeClock();
+    const app = await testServer({ SESSION_TTL_S: '7200' }, { now: clock.now });
+    const cookie = sessionCookie((await signin(app)).headers['set-cookie']);
+    clock.advance(7_199_000);
+    expect((await watch(app, cookie)).statusCode).toBe(206);
+    clock.advance(1_000);
+    expect((await watch(app, cookie)).statusCode).toBe(401);
+    await app.close();
+  });
+
+  it('refuses a session from before a restart (sessions live in memory)', async () => {
+    const before = await testServer();
+    const cookie = sessionCookie((await signin(before)).headers['set-cookie']);
+    await before.close();
+    const after = await testServer();
+    expect((await watch(after, cookie)).statusCode).toBe(401);
+    await after.close();
+  });
+
+  it('refuses a session ended by signout', async () => {
+    const sessions = new MemorySessionStore({ ttlMs: 60_000, maxSessions: 10 });
+    const app = await testServer({}, { sessions });
+    const { token } = await sessions.create();
+    const cookie = `sid=${app.signCookie(token)}`;
+    expect((await watch(app, cookie)).statusCode).toBe(206);
+    await app.inject({ method: 'POST', url: SIGNOUT, headers: { cookie } });
+    expect((await watch(app, cookie)).statusCode).toBe(401);
+    await app.close();
+  });
+
+  it('answers 404 JSON when the configured video file is missing', async () => {
+    const sessions = new MemorySessionStore({ ttlMs: 60_000, maxSessions: 10 });
+    const app = await testServer({ VIDEO_FILE: 'media/missing.mp4' }, { sessions });
+    const { token } = await sessions.create();
+    const res = await watch(app, `sid=${app.signCookie(token)}`);
+    expect(res.statusCode).toBe(404);
+    expect(JSON.parse(res.body)).toEqual({ error: 'not_found', message: 'No encontrado.' });
+    expectNoLeak(res.body);
+    await app.close();
+  });
+
+  it('keeps the right content types for company files named differently', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'media-'));
+    copyFileSync(VIDEO, join(dir, 'capacitacion-2023.mov'));
+    copyFileSync(join(REPO, 'media/sample.es.vtt'), join(dir, 'subtitulos.txt'));
+    copyFileSync(join(REPO, 'media/poster.jpg'), join(dir, 'portada'));
+    const sessions = new MemorySessionStore({ ttlMs: 60_000, maxSessions: 10 });
+    const app = await testServer(
+      {
+        VIDEO_FILE: join(dir, 'capacitacion-2023.mov'),
+        CAPTIONS_FILE: join(dir, 'subtitulos.txt'),
+        POSTER_FILE: join(dir, 'portada'),
+      },
+      { sessions },
+    );
+    const cookie = `sid=${app.signCookie((await sessions.create()).token)}`;
+    const type = async (url: string) =>
+      (await app.inject({ url, headers: { cookie } })).headers['content-type'];
+    expect(await type('/api/video')).toBe('video/mp4');
+    expect(await type('/api/video/captions.vtt')).toBe('text/vtt; charset=utf-8');
+    expect(await type('/api/video/poster.jpg')).toBe('image/jpeg');
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

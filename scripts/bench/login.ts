@@ -1,0 +1,155 @@
+/**
+ * The login page's paint metrics under a throttled phone: First Contentful Paint, Largest
+ * Contentful Paint and Cumulative Layout Shift, read from PerformanceObservers that are in
+ * place before the page's first byte. Median of three fresh runs.
+ */
+import type { Browser } from '@playwright/test';
+import { closeOnAbort, launchBrowser, phoneContext, throttledPage } from './browser';
+import { median, seconds, type Measurement } from './measure';
+import type { Site } from './site';
+
+const RUNS = 3;
+/** After `load`, React takes the markup over; a shift or a new LCP candidate then still counts. */
+const SETTLE_MS = 2_000;
+
+interface Vitals {
+  fcp: number | null;
+  lcp: number | null;
+  cls: number;
+  lcpElement: string | null;
+  /** When the page's own script and style files finished downloading (ms since navigation). */
+  resources: { name: string; end: number }[];
+  htmlEnd: number | null;
+}
+
+declare global {
+  interface Window {
+    __benchVitals?: Omit<Vitals, 'resources' | 'htmlEnd'>;
+  }
+}
+
+/** Runs in the page before any of its scripts (addInitScript). */
+function observeVitals() {
+  const vitals = {
+    fcp: null as number | null,
+    lcp: null as number | null,
+    cls: 0,
+    lcpElement: null as string | null,
+  };
+  window.__benchVitals = vitals;
+  const describe = (element: Element | null | undefined) => {
+    if (!element) return null;
+    const id = element.id ? `#${element.id}` : '';
+    const classes =
+      typeof element.className === 'string' && element.className
+        ? `.${element.className.trim().split(/\s+/).join('.')}`
+        : '';
+    const src = element.getAttribute('src');
+    return `${element.tagName.toLowerCase()}${id}${classes}${src ? ` (${src.split('/').pop()})` : ''}`;
+  };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      if (entry.name === 'first-contentful-paint') vitals.fcp = entry.startTime;
+  }).observe({ type: 'paint', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & { element?: Element | null })[]) {
+      vitals.lcp = entry.startTime;
+      vitals.lcpElement = describe(entry.element);
+    }
+  }).observe({ type: 'largest-contentful-paint', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & {
+      value: number;
+      hadRecentInput: boolean;
+    })[])
+      if (!entry.hadRecentInput) vitals.cls += entry.value;
+  }).observe({ type: 'layout-shift', buffered: true });
+}
+
+function readVitals(): Vitals {
+  const vitals = window.__benchVitals ?? { fcp: null, lcp: null, cls: 0, lcpElement: null };
+  const resources = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+    .filter((entry) => ['script', 'link', 'img', 'css'].includes(entry.initiatorType))
+    .map((entry) => ({ name: entry.name.split('/').pop() ?? entry.name, end: entry.responseEnd }));
+  const navigation = performance.getEntriesByType('navigation')[0] as
+    PerformanceNavigationTiming | undefined;
+  return { ...vitals, resources, htmlEnd: navigation?.responseEnd ?? null };
+}
+
+async function loadOnce(browser: Browser, site: Site): Promise<Vitals> {
+  const context = await phoneContext(browser);
+  try {
+    await context.addInitScript(observeVitals);
+    const { page } = await throttledPage(context);
+    await page.goto(`${site.origin}${site.base}/login`, { waitUntil: 'load', timeout: 30_000 });
+    await page.waitForTimeout(SETTLE_MS);
+    return await page.evaluate(readVitals);
+  } finally {
+    await context.close();
+  }
+}
+
+/** What a lead needs to see why a paint is late: when the HTML and each file arrived. */
+function timeline(run: Vitals): string {
+  const files = run.resources.map((r) => `${r.name} ${seconds(r.end)}`).join(', ');
+  return `html ${run.htmlEnd === null ? '?' : seconds(run.htmlEnd)}${files ? `, ${files}` : ''}`;
+}
+
+const orNull = (values: (number | null)[]) =>
+  values.some((value) => value === null) ? null : median(values as number[]);
+
+export function loginMeasurement(site: Site): Measurement<'fcp' | 'lcp' | 'cls'> {
+  return {
+    name: `login page: FCP, LCP, CLS (median of ${RUNS}, throttled)`,
+    timeoutMs: 120_000,
+    figures: {
+      fcp: { figure: 'Login FCP (4× CPU, Fast 3G)', target: '≤ 0.80 s' },
+      lcp: { figure: 'Login LCP (4× CPU, Fast 3G)', target: '≤ 1.00 s' },
+      cls: { figure: 'Login CLS', target: '0' },
+    },
+    async run(signal) {
+      const browser = await launchBrowser();
+      closeOnAbort(browser, signal);
+      const runs: Vitals[] = [];
+      try {
+        for (let i = 0; i < RUNS; i += 1) {
+          const run = await loadOnce(browser, site);
+          console.log(
+            `  run ${i + 1}: FCP ${run.fcp === null ? '-' : seconds(run.fcp)}, LCP ${run.lcp === null ? '-' : seconds(run.lcp)} (${run.lcpElement ?? '?'}), CLS ${run.cls.toFixed(3)}`,
+          );
+          runs.push(run);
+        }
+      } finally {
+        await browser.close();
+      }
+      const fcp = orNull(runs.map((run) => run.fcp));
+      const lcp = orNull(runs.map((run) => run.lcp));
+      const cls = median(runs.map((run) => run.cls));
+      const list = (pick: (run: Vitals) => number | null) =>
+        runs.map((run) => (pick(run) === null ? '-' : seconds(pick(run)!))).join(', ');
+      const middle = runs[Math.floor(runs.length / 2)]!;
+      return {
+        fcp: {
+          value: fcp === null ? 'no paint' : seconds(fcp),
+          met: fcp !== null && fcp <= 800,
+          measured: fcp,
+          unit: 'ms',
+          note: `runs ${list((run) => run.fcp)}; ${timeline(middle)}`,
+        },
+        lcp: {
+          value: lcp === null ? 'no LCP' : seconds(lcp),
+          met: lcp !== null && lcp <= 1000,
+          measured: lcp,
+          unit: 'ms',
+          note: `runs ${list((run) => run.lcp)}; element ${middle.lcpElement ?? '?'}`,
+        },
+        cls: {
+          value: cls.toFixed(3),
+          met: cls === 0,
+          measured: cls,
+          note: `runs ${runs.map((run) => run.cls.toFixed(4)).join(', ')}`,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,376 @@
+/**
+ * The video screen with a live session, on a throttled phone: when the first video frame is
+ * painted, how much of the mp4 was downloaded by then, and whether a seek to 80 % plays
+ * without downloading the part in between (Range requests).
+ *
+ * Bytes come from the DevTools protocol (every Network.dataReceived of the media request, with
+ * its time and its place in the file, known from Content-Range), times from the page's clock.
+ */
+import type { Browser, BrowserContext, CDPSession } from '@playwright/test';
+import { closeOnAbort, launchBrowser, phoneContext, throttledPage } from './browser';
+import { kilobytes, median, percent, seconds, type Measurement } from './measure';
+import type { Site } from './site';
+
+const RUNS = 3;
+const FIRST_FRAME_WAIT_MS = 20_000;
+const SEEK_FRACTION = 0.8;
+const START_BUDGET = 0.1;
+
+/** What the page records, in ms since navigation start. */
+interface VideoState {
+  loadStartAt: number | null;
+  metadataAt: number | null;
+  firstFrameAt: number | null;
+  /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
+  benchStartedPlayback: boolean;
+}
+
+declare global {
+  interface Window {
+    __benchVideo?: VideoState;
+  }
+}
+
+interface Seek {
+  found: boolean;
+  target: number;
+  requestedAt: number;
+  /** The first frame painted at or after the target, or null if none came in time. */
+  frameAt: number | null;
+  /** Playback went on a second past the target. */
+  playsOn: boolean;
+}
+
+/** A piece of the file as it arrived: where it sits in the file, and when. */
+interface Chunk {
+  at: number;
+  offset: number;
+  bytes: number;
+}
+
+/** One request for the video: when it was sent and where in the file its answer starts. */
+interface MediaRequest {
+  sentAt: number;
+  start: number;
+}
+
+interface RunResult {
+  state: VideoState;
+  fileSize: number | null;
+  chunks: Chunk[];
+  requests: MediaRequest[];
+  seek: Seek | null;
+}
+
+/** Runs in the page before its scripts: the session the app would have stored at login. */
+function seedSession(session: { username: string; empresa: string; nombres: string }) {
+  try {
+    const timestamp = Math.floor(Date.now() / 1000);
+    localStorage.setItem('session', JSON.stringify({ loggedIn: true, timestamp, ...session }));
+  } catch {
+    // about:blank and other opaque origins have no storage; nothing to seed there.
+  }
+}
+
+/** Runs in the page before its scripts. Media events do not bubble, but they do capture. */
+function observeVideo() {
+  const state: VideoState = {
+    loadStartAt: null,
+    metadataAt: null,
+    firstFrameAt: null,
+    benchStartedPlayback: false,
+  };
+  window.__benchVideo = state;
+  const watched = new WeakSet<HTMLVideoElement>();
+  const onFrame: VideoFrameRequestCallback = (now, frame) => {
+    state.firstFrameAt ??= frame.presentationTime || now;
+  };
+  const onLoadStart = (event: Event) => {
+    const video = event.target;
+    if (!(video instanceof HTMLVideoElement) || watched.has(video)) return;
+    watched.add(video);
+    state.loadStartAt ??= performance.now();
+    video.requestVideoFrameCallback(onFrame);
+  };
+  const onMetadata = (event: Event) => {
+    const video = event.target;
+    if (!(video instanceof HTMLVideoElement)) return;
+    state.metadataAt ??= performance.now();
+    // After the app's own handlers (this capture listener runs first): if nothing plays and
+    // no frame shows, press play now, as an eager visitor would.
+    setTimeout(() => {
+      if (state.firstFrameAt !== null || !video.paused || video.autoplay) return;
+      state.benchStartedPlayback = true;
+      video.muted = true;
+      void video.play().catch(() => undefined);
+    }, 0);
+  };
+  addEventListener('loadstart', onLoadStart, true);
+  addEventListener('loadedmetadata', onMetadata, true);
+}
+
+/** Runs in the page: seek, wait for a frame from the target, then for playback to go on. */
+async function seekAndPlay(fraction: number): Promise<Seek> {
+  const video = document.querySelector('video');
+  if (!video) return { found: false, target: 0, requestedAt: 0, frameAt: null, playsOn: false };
+  const target = video.duration * fraction;
+  const requestedAt = performance.now();
+  video.currentTime = target;
+  if (video.paused) {
+    video.muted = true;
+    void video.play().catch(() => undefined);
+  }
+  const frameAt = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => resolve(null), 15_000);
+    const check: VideoFrameRequestCallback = (now, frame) => {
+      if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
+      clearTimeout(timer);
+      resolve(frame.presentationTime || now);
+    };
+    video.requestVideoFrameCallback(check);
+  });
+  const playsOn =
+    frameAt !== null &&
+    (await new Promise<boolean>((resolve) => {
+      const giveUpAt = performance.now() + 10_000;
+      const poll = setInterval(() => {
+        const done = video.currentTime >= target + 1;
+        if (!done && performance.now() < giveUpAt) return;
+        clearInterval(poll);
+        resolve(done);
+      }, 100);
+    }));
+  return { found: true, target, requestedAt, frameAt, playsOn };
+}
+
+function readHeader(headers: Record<string, unknown>, name: string): string | undefined {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : String(headers[key]);
+}
+
+/**
+ * Follows the media requests through the DevTools protocol. CDP times are monotonic seconds;
+ * the page's are ms since navigation start, which is when the document request is sent.
+ */
+function trackMedia(cdp: CDPSession) {
+  let documentSentAt: number | null = null;
+  let fileSize: number | null = null;
+  /** By request id: the request, and how far into the file its answer has come. */
+  const requests = new Map<string, MediaRequest & { offset: number }>();
+  const chunks: Chunk[] = [];
+  const pageTime = (timestamp: number) =>
+    documentSentAt === null ? 0 : (timestamp - documentSentAt) * 1000;
+
+  cdp.on('Network.requestWillBeSent', (event) => {
+    if (event.type === 'Document' && documentSentAt === null) documentSentAt = event.timestamp;
+    if (event.type !== 'Media') return;
+    requests.set(event.requestId, { sentAt: pageTime(event.timestamp), start: 0, offset: 0 });
+  });
+  cdp.on('Network.responseReceived', (event) => {
+    const request = requests.get(event.requestId);
+    if (!request) return;
+    const range = /bytes (\d+)-\d+\/(\d+)/.exec(
+      readHeader(event.response.headers, 'content-range') ?? '',
+    );
+    const length = Number(readHeader(event.response.headers, 'content-length'));
+    if (range) {
+      request.start = request.offset = Number(range[1]);
+      fileSize = Number(range[2]);
+    } else if (event.response.status === 200 && length > 0) {
+      fileSize = length;
+    }
+  });
+  cdp.on('Network.dataReceived', (event) => {
+    const request = requests.get(event.requestId);
+    if (!request) return;
+    chunks.push({ at: pageTime(event.timestamp), offset: request.offset, bytes: event.dataLength });
+    request.offset += event.dataLength;
+  });
+  return () => ({
+    chunks,
+    fileSize,
+    requests: [...requests.values()].map(({ sentAt, start }) => ({ sentAt, start })),
+  });
+}
+
+/** Bytes of the file inside [from, to) covered by the chunks, counting each byte once. */
+function bytesWithin(chunks: Chunk[], from: number, to: number): number {
+  const spans = chunks
+    .map((c) => [Math.max(c.offset, from), Math.min(c.offset + c.bytes, to)] as const)
+    .filter(([start, end]) => end > start)
+    .sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let reached = from;
+  for (const [start, end] of spans) {
+    if (end <= reached) continue;
+    total += end - Math.max(start, reached);
+    reached = end;
+  }
+  return total;
+}
+
+async function signedInContext(browser: Browser, site: Site): Promise<BrowserContext> {
+  const context = await phoneContext(browser);
+  const response = await context.request.post(`${site.origin}/api/users/signin`, {
+    data: { form: { usuario: site.username, contraseña: site.password } },
+  });
+  if (response.status() !== 200) throw new Error(`signin answered ${response.status()}`);
+  const { empresa, nombres } = (await response.json()) as { empresa: string; nombres: string };
+  await context.addInitScript(seedSession, { username: site.username, empresa, nombres });
+  await context.addInitScript(observeVideo);
+  return context;
+}
+
+async function playOnce(browser: Browser, site: Site): Promise<RunResult> {
+  const context = await signedInContext(browser, site);
+  try {
+    const { page, cdp } = await throttledPage(context);
+    const media = trackMedia(cdp);
+    await page.goto(`${site.origin}${site.base}/VideoPlayer`, { waitUntil: 'commit' });
+    const framed = await page
+      .waitForFunction(() => window.__benchVideo?.firstFrameAt != null, null, {
+        timeout: FIRST_FRAME_WAIT_MS,
+        polling: 100,
+      })
+      .then(() => true)
+      .catch(() => false);
+    const seek = framed ? await page.evaluate(seekAndPlay, SEEK_FRACTION) : null;
+    const state = await page.evaluate(() => window.__benchVideo!);
+    return { state, seek, ...media() };
+  } finally {
+    await context.close();
+  }
+}
+
+interface RunFigures {
+  frame: number | null;
+  startBytes: number | null;
+  between: number | null;
+  betweenAfterSeek: number | null;
+  seekPlays: boolean;
+  seekFrame: number | null;
+  /** Where the first request sent after the seek starts, as a share of the file. */
+  seekRangeAt: number | null;
+}
+
+function figuresOf(run: RunResult): RunFigures {
+  const { state, fileSize, chunks, requests, seek } = run;
+  const afterSeek = seek ? requests.filter((r) => r.sentAt >= seek.requestedAt) : [];
+  const frame = state.firstFrameAt;
+  const startBytes =
+    frame === null ? null : chunks.filter((c) => c.at <= frame).reduce((s, c) => s + c.bytes, 0);
+  // The part in between ends where the seek's own request starts (the keyframe before 80 % of
+  // the time sits a little before 80 % of the bytes), or at 80 % if there was no such request.
+  const seekStart = afterSeek.length ? Math.min(...afterSeek.map((r) => r.start)) : null;
+  const middle = (list: Chunk[]) => {
+    if (fileSize === null) return null;
+    const end = Math.min(seekStart ?? Infinity, fileSize * SEEK_FRACTION);
+    return bytesWithin(list, Math.floor(fileSize * START_BUDGET), Math.floor(end));
+  };
+  return {
+    frame,
+    startBytes,
+    between: seek ? middle(chunks) : null,
+    betweenAfterSeek: seek ? middle(chunks.filter((c) => c.at >= seek.requestedAt)) : null,
+    seekPlays: seek?.playsOn ?? false,
+    seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null,
+    seekRangeAt: seekStart !== null && fileSize ? seekStart / fileSize : null,
+  };
+}
+
+function describeRun(run: RunResult, figures: RunFigures): string {
+  const at = (ms: number | null) => (ms === null ? '-' : seconds(ms));
+  const { state } = run;
+  return [
+    `video request ${at(run.requests[0]?.sentAt ?? null)}`,
+    `metadata ${at(state.metadataAt)}`,
+    `first frame ${at(figures.frame)}${state.benchStartedPlayback ? ' (play pressed by the bench at metadata: the app does not autoplay)' : ''}`,
+    `by then ${figures.startBytes === null ? '-' : kilobytes(figures.startBytes)}`,
+    `seek: ${figures.seekRangeAt === null ? 'no new request' : `Range from ${(100 * figures.seekRangeAt).toFixed(0)} %`}, frame after ${at(figures.seekFrame)}${figures.seekPlays ? ', plays on' : ', does not play on'}`,
+  ].join(', ');
+}
+
+const medianOf = (values: (number | null)[]) => {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length === values.length ? median(known) : null;
+};
+
+export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 'seek' | 'between'> {
+  return {
+    name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
+    timeoutMs: 180_000,
+    figures: {
+      frame: { figure: 'VideoPlayer first frame (4× CPU, Fast 3G)', target: '≤ 2.50 s' },
+      start: { figure: 'Video bytes by first frame', target: '≤ 10 % of file' },
+      seek: {
+        figure: 'Seek to 80 % plays from there',
+        target: 'plays, via a Range request',
+      },
+      between: {
+        figure: 'Video bytes fetched between 10 % and the seek point',
+        target: '≤ 10 % of file',
+      },
+    },
+    async run(signal) {
+      const browser = await launchBrowser();
+      closeOnAbort(browser, signal);
+      const runs: RunResult[] = [];
+      try {
+        for (let i = 0; i < RUNS; i += 1) runs.push(await playOnce(browser, site));
+      } finally {
+        await browser.close();
+      }
+      const figures = runs.map(figuresOf);
+      runs.forEach((run, i) => console.log(`  run ${i + 1}: ${describeRun(run, figures[i]!)}`));
+      const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
+      const frame = medianOf(figures.map((f) => f.frame));
+      const startBytes = medianOf(figures.map((f) => f.startBytes));
+      const between = medianOf(figures.map((f) => f.between));
+      const afterSeek = medianOf(figures.map((f) => f.betweenAfterSeek));
+      const seekFrame = medianOf(figures.map((f) => f.seekFrame));
+      // Plays from there, on data from a Range request that skipped the part in between.
+      const plays = figures.every(
+        (f) => f.seekPlays && f.seekRangeAt !== null && f.seekRangeAt > START_BUDGET,
+      );
+      const share = (bytes: number | null) =>
+        bytes === null || size === null ? 'n/a' : `${kilobytes(bytes)} (${percent(bytes, size)})`;
+      const withinBudget = (bytes: number | null) =>
+        bytes !== null && size !== null && bytes <= size * START_BUDGET;
+      const list = (pick: (f: RunFigures) => number | null, format: (n: number) => string) =>
+        `runs ${figures.map((f) => (pick(f) === null ? '-' : format(pick(f)!))).join(', ')}`;
+      return {
+        frame: {
+          value: frame === null ? 'no frame' : seconds(frame),
+          met: frame !== null && frame <= 2500,
+          measured: frame,
+          unit: 'ms',
+          note: `${list((f) => f.frame, seconds)}; ${describeRun(runs[0]!, figures[0]!)}`,
+        },
+        start: {
+          value: share(startBytes),
+          met: withinBudget(startBytes),
+          measured: startBytes,
+          unit: 'B',
+          note: `file ${size === null ? '?' : kilobytes(size)}; ${list((f) => f.startBytes, kilobytes)}`,
+        },
+        seek: {
+          value: plays ? `yes, frame after ${seekFrame === null ? '?' : seconds(seekFrame)}` : 'no',
+          met: plays,
+          measured: seekFrame,
+          unit: 'ms',
+          note: `frame after the seek: ${list((f) => f.seekFrame, seconds)}; first request after the seek starts at: ${list(
+            (f) => f.seekRangeAt,
+            (share) => `${(100 * share).toFixed(0)} % of the file`,
+          )}`,
+        },
+        between: {
+          value: share(between),
+          met: withinBudget(between),
+          measured: between,
+          unit: 'B',
+          note: `of which ${share(afterSeek)} arrived after the seek was asked for; ${list((f) => f.between, kilobytes)}`,
+        },
+      };
+    },
+  };
+}

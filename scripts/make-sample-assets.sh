@@ -82,7 +82,7 @@ echo "Encoding media/sample.mp4…"
 # faststart puts the index (moov) first: playback starts without downloading the whole file.
 ffmpeg -hide_banner -loglevel error -y -f concat -safe 0 -i "$tmp/list.txt" \
   -c:v libx264 -profile:v main -pix_fmt yuv420p -preset slow -crf 30 -maxrate 220k -bufsize 440k \
-  -g $((FPS * 2)) -c:a aac -b:a 48k -ac 1 -movflags +faststart \
+  -g $((FPS * 2)) -bf 0 -c:a aac -b:a 40k -ac 1 -ar 22050 -movflags +faststart \
   -metadata title="Muestra — Capacitación: manejo de silo bolsa (edición 2023)" \
   -metadata language=spa "$OUT_DIR/sample.mp4"
 

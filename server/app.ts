@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { ServerConfig, TrustProxy } from './config.js';
-import { errorHandler, frameworkErrors, notFoundHandler } from './errors.js';
+import { clientErrorHandler, errorHandler, frameworkErrors, notFoundHandler } from './errors.js';
 import { mediaRoutes } from './routes/media.js';
 import { signinRoute, signoutRoute } from './routes/signin.js';
 import { siteRoutes } from './routes/site.js';
@@ -77,6 +77,7 @@ export async function buildServer(
       },
     },
     frameworkErrors,
+    clientErrorHandler,
   });
 
   app.setErrorHandler(errorHandler);

@@ -1,4 +1,12 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  ConnectionError,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
  * Every error leaves as `{ error, message }` JSON. Messages are written here, never copied
@@ -24,6 +32,7 @@ const CLIENT_ERRORS: Record<number, ApiError> = {
   415: apiError('unsupported_media_type', 'Tipo de contenido no admitido: envíe application/json.'),
   416: apiError('range_not_satisfiable', 'El rango pedido no existe en el archivo.'),
   429: apiError('too_many_requests', 'Demasiadas solicitudes. Intente más tarde.'),
+  431: apiError('headers_too_large', 'Los encabezados de la solicitud son demasiado grandes.'),
 };
 
 export const UNAUTHORIZED = CLIENT_ERRORS[401] as ApiError;
@@ -81,4 +90,31 @@ export function notFoundHandler(loginPath: string) {
 /** Malformed URLs (`/%`) are answered before routing; keep them in the same JSON shape. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   return errorHandler({ ...error, statusCode: 400, code: error.code }, request, reply);
+}
+
+/**
+ * Requests that Node cannot parse (a raw control character or non-ASCII byte in the path, a bad
+ * request line, headers too large, a request not received in time) never reach a route. They get
+ * the same JSON shape, and `Connection: close`: Fastify's default handler leaves that header out,
+ * so a keep-alive client sent its next request on the socket closed here and got a hang-up.
+ * Logged without the error itself: its `rawPacket` holds the request's bytes (a password).
+ */
+export function clientErrorHandler(this: FastifyInstance, error: ConnectionError, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 408
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : 400;
+  this.log.info({ statusCode: status, code: error.code }, 'request refused');
+  if (socket.writable) {
+    const body = JSON.stringify(CLIENT_ERRORS[status]);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

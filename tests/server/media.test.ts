@@ -168,6 +168,32 @@ describe('who may watch', () => {
     await app.close();
   });
 
+  it('gives two visitors who sign in separately a token each; both stay valid, and one signout ends only its own', async () => {
+    // One shared password, many customers: a signin must not end another browser's session.
+    // (A browser that signs in again while sending its old cookie loses the old one: see
+    // signin.test.ts.)
+    const app = await testServer();
+    const ana = sessionCookie((await signin(app)).headers['set-cookie']);
+    const luis = sessionCookie((await signin(app)).headers['set-cookie']);
+    expect(luis).not.toBe(ana);
+    expect((await watch(app, ana)).statusCode).toBe(206);
+    expect((await watch(app, luis)).statusCode).toBe(206);
+    await app.inject({ method: 'POST', url: SIGNOUT, headers: { cookie: ana } });
+    expect((await watch(app, ana)).statusCode).toBe(401);
+    expect((await watch(app, luis)).statusCode).toBe(206);
+    await app.close();
+  });
+
+  it('refuses a live session whose cookie was signed with another secret', async () => {
+    const sessions = new MemorySessionStore({ ttlMs: 60_000, maxSessions: 10 });
+    const other = await testServer({ SESSION_SECRET: 'another-secret-of-at-least-32-characters!' });
+    const app = await testServer({}, { sessions });
+    const { token } = await sessions.create();
+    expect((await watch(app, `sid=${app.signCookie(token)}`)).statusCode).toBe(206);
+    expect((await watch(app, `sid=${other.signCookie(token)}`)).statusCode).toBe(401);
+    await Promise.all([app.close(), other.close()]);
+  });
+
   it('answers 404 JSON when the configured video file is missing', async () => {
     const sessions = new MemorySessionStore({ ttlMs: 60_000, maxSessions: 10 });
     const app = await testServer({ VIDEO_FILE: 'media/missing.mp4' }, { sessions });

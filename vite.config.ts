@@ -36,6 +36,7 @@ export default defineConfig({
           include: ['tests/app/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['tests/app/setup.ts'],
+          globalSetup: ['tests/app/globalSetup.ts'],
         },
       },
     ],

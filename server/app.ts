@@ -8,6 +8,7 @@ import { signinRoute, signoutRoute } from './routes/signin.js';
 import { siteRoutes } from './routes/site.js';
 import { registerSecurityHeaders } from './security.js';
 import { MemorySessionStore, type SessionStore } from './sessions.js';
+import { slots } from './slots.js';
 import { SigninLimiter } from './signin-limiter.js';
 
 /** Where pino writes; tests pass a stream to read the log lines. */
@@ -93,7 +94,10 @@ export async function buildServer(
       now,
     });
   app.addHook('onClose', async () => sessions.close());
-  const limiter = new SigninLimiter({ ...config.signin, now });
+  const { maxConcurrentHashes, maxWaitingHashes, ...limits } = config.signin;
+  // One address holds at most one attempt, so another address always finds a place.
+  const maxAttemptsInFlight = Math.max(2, maxConcurrentHashes + maxWaitingHashes);
+  const limiter = new SigninLimiter({ ...limits, maxAttemptsInFlight, now });
 
   await registerSecurityHeaders(app, config);
   await app.register(cookie, { secret: config.sessionSecret });
@@ -107,7 +111,12 @@ export async function buildServer(
       timeWindow: 60_000,
       errorResponseBuilder: (_request, context) => ({ statusCode: context.statusCode }),
     });
-    await users.register(signinRoute, { config, sessions, limiter });
+    await users.register(signinRoute, {
+      config,
+      sessions,
+      limiter,
+      hashing: slots(maxConcurrentHashes),
+    });
     await users.register(signoutRoute, { sessions });
   });
   await app.register(mediaRoutes, { config, sessions });

@@ -34,8 +34,13 @@ export interface SigninLimits {
   backoffMaxMs: number;
   /** Hard ceiling per address in any sliding hour (≤ 100). */
   maxFailuresPerHour: number;
-  /** scrypt runs on the libuv pool (4 threads); keep some for file reads of the video. */
+  /**
+   * Hashes computed at once. Each takes a whole core for ~150 ms; on a small machine one at a
+   * time leaves the other cores to the pages and the video.
+   */
   maxConcurrentHashes: number;
+  /** Signins admitted to wait for a hash; beyond them the answer is "retry in 1 s". */
+  maxWaitingHashes: number;
   /** Requests per minute per address to the /api/users/* routes, whatever their outcome. */
   maxRequestsPerMinute: number;
   /** Bounds the limiter's memory; the least recently seen addresses are forgotten first. */
@@ -92,7 +97,8 @@ export const SERVER_DEFAULTS = {
   SIGNIN_BACKOFF_BASE_MS: '1000',
   SIGNIN_BACKOFF_MAX_MS: '300000',
   SIGNIN_MAX_FAILURES_PER_HOUR: '100',
-  SIGNIN_MAX_CONCURRENT_HASHES: '2',
+  SIGNIN_MAX_CONCURRENT_HASHES: '1',
+  SIGNIN_MAX_WAITING_HASHES: '32',
   SIGNIN_MAX_REQUESTS_PER_MINUTE: '30',
   SIGNIN_MAX_TRACKED_ADDRESSES: '10000',
   LOG_LEVEL: 'info',
@@ -174,8 +180,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     backoffBaseMs: integer('SIGNIN_BACKOFF_BASE_MS', 1, 3_600_000),
     backoffMaxMs: integer('SIGNIN_BACKOFF_MAX_MS', 1, 3_600_000),
     maxFailuresPerHour: integer('SIGNIN_MAX_FAILURES_PER_HOUR', 1, MAX_FAILURES_PER_HOUR_CEILING),
-    // At least 2: one address may hold one hash at a time, another address must still get one.
-    maxConcurrentHashes: integer('SIGNIN_MAX_CONCURRENT_HASHES', 2, 64),
+    maxConcurrentHashes: integer('SIGNIN_MAX_CONCURRENT_HASHES', 1, 64),
+    maxWaitingHashes: integer('SIGNIN_MAX_WAITING_HASHES', 0, 1_000),
     maxRequestsPerMinute: integer('SIGNIN_MAX_REQUESTS_PER_MINUTE', 1, 10_000),
     maxTrackedAddresses: integer('SIGNIN_MAX_TRACKED_ADDRESSES', 100, 1_000_000),
   };

@@ -8,8 +8,8 @@
  *   previous one, capped at `backoffMaxMs`;
  * - never more than `maxFailuresPerHour` failures in any sliding hour (ASVS 4.0.3 V2.2.1);
  * - one attempt in flight per address, so one address can hold at most one hash;
- * - at most `maxConcurrentHashes` hashes in flight overall, to protect the CPU and the
- *   thread pool that also reads the video; beyond that the answer is "retry in 1 s".
+ * - at most `maxAttemptsInFlight` attempts in flight overall (hashing or waiting to hash),
+ *   to bound the queue; beyond that the answer is "retry in 1 s".
  * It answers before any hashing; a success clears the address's record. Failures expire
  * after the hour, so limits recover by themselves.
  */
@@ -19,7 +19,7 @@ export interface SigninLimiterOptions {
   backoffBaseMs: number;
   backoffMaxMs: number;
   maxFailuresPerHour: number;
-  maxConcurrentHashes: number;
+  maxAttemptsInFlight: number;
   maxTrackedAddresses: number;
   /** Milliseconds since the epoch; injected so tests need no real waiting. */
   now?: () => number;
@@ -97,7 +97,7 @@ export class SigninLimiter {
       if (now < readyAt)
         return { ok: false, reason: 'backoff', retryAfterS: toSeconds(readyAt - now) };
     }
-    if (this.hashesInFlight >= this.options.maxConcurrentHashes)
+    if (this.hashesInFlight >= this.options.maxAttemptsInFlight)
       return { ok: false, reason: 'busy', retryAfterS: 1 };
 
     const admitted: Entry = entry ?? { failures: [], inFlight: false, lastAt: now };

@@ -42,6 +42,8 @@ export interface SigninDeps {
   config: ServerConfig;
   sessions: SessionStore;
   limiter: SigninLimiter;
+  /** Runs each hash when a slot is free (see slots.ts). */
+  hashing: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
 const WRONG = apiError('invalid_credentials', 'Usuario o contraseña incorrectos.');
@@ -63,7 +65,10 @@ function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal) 
     });
 }
 
-export async function signinRoute(app: FastifyInstance, { config, sessions, limiter }: SigninDeps) {
+export async function signinRoute(
+  app: FastifyInstance,
+  { config, sessions, limiter, hashing }: SigninDeps,
+) {
   app.post<{ Body: SigninBody }>(
     '/api/users/signin',
     { schema: { body: bodySchema }, bodyLimit: SIGNIN_BODY_LIMIT },
@@ -78,7 +83,7 @@ export async function signinRoute(app: FastifyInstance, { config, sessions, limi
       try {
         // The hash runs whatever the username, so a wrong username takes as long as a wrong
         // password and the answer is the same.
-        const passwordOk = await verifyPassword(contraseña, config.passwordHash);
+        const passwordOk = await hashing(() => verifyPassword(contraseña, config.passwordHash));
         accepted = passwordOk && usuario === config.username;
       } finally {
         if (accepted) admission.ticket.succeeded();

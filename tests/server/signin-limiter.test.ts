@@ -7,7 +7,7 @@ const DEFAULTS = {
   backoffBaseMs: 1000,
   backoffMaxMs: 300_000,
   maxFailuresPerHour: 100,
-  maxConcurrentHashes: 2,
+  maxAttemptsInFlight: 2,
   maxTrackedAddresses: 10_000,
 };
 
@@ -119,8 +119,8 @@ describe('signin limiter', () => {
     expect(limiter.admit('198.51.100.1').ok).toBe(true);
   });
 
-  it('answers "busy, retry in 1 s" when the hash ceiling is reached, and frees the slot after', () => {
-    const { limiter } = setup({ maxConcurrentHashes: 2 });
+  it('answers "busy, retry in 1 s" when the ceiling of attempts in flight is reached, and frees the slot after', () => {
+    const { limiter } = setup({ maxAttemptsInFlight: 2 });
     const a = limiter.admit('198.51.100.1');
     const b = limiter.admit('198.51.100.2');
     expect(limiter.admit('198.51.100.3')).toEqual({ ok: false, reason: 'busy', retryAfterS: 1 });
@@ -130,7 +130,7 @@ describe('signin limiter', () => {
   });
 
   it('counts a ticket once even when it is settled twice', () => {
-    const { limiter } = setup({ maxConcurrentHashes: 2 });
+    const { limiter } = setup({ maxAttemptsInFlight: 2 });
     const a = limiter.admit('198.51.100.1');
     if (!a.ok) throw new Error('refused');
     a.ticket.failed();

@@ -342,8 +342,37 @@ describe('signin rate limiting', () => {
     );
   });
 
-  it('answers "busy, retry in 1 s" beyond the concurrent-hash ceiling', async () => {
-    const app = await server({ SIGNIN_MAX_CONCURRENT_HASHES: '2' });
+  it('queues signins for the hash slot and computes one hash at a time by default', async () => {
+    const actual = await vi.importActual<typeof import('../../server/password.js')>(
+      '../../server/password.js',
+    );
+    let running = 0;
+    let most = 0;
+    vi.mocked(verifyPassword).mockImplementation(async (...args) => {
+      running += 1;
+      most = Math.max(most, running);
+      try {
+        return await actual.verifyPassword(...args);
+      } finally {
+        running -= 1;
+      }
+    });
+    try {
+      const app = await server();
+      const results = await Promise.all(
+        ['10.0.1.1', '10.0.1.2', '10.0.1.3', '10.0.1.4'].map((remoteAddress) =>
+          signin(app, remoteAddress === '10.0.1.4' ? DEMO_PASSWORD : 'guess', { remoteAddress }),
+        ),
+      );
+      expect(results.map((res) => res.statusCode)).toEqual([401, 401, 401, 200]);
+      expect(most).toBe(1);
+    } finally {
+      vi.mocked(verifyPassword).mockImplementation(actual.verifyPassword);
+    }
+  });
+
+  it('answers "busy, retry in 1 s" beyond the hashes running and waiting', async () => {
+    const app = await server({ SIGNIN_MAX_CONCURRENT_HASHES: '2', SIGNIN_MAX_WAITING_HASHES: '0' });
     const results = await Promise.all(
       ['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((remoteAddress) =>
         signin(app, 'guess', { remoteAddress }),

@@ -1,0 +1,52 @@
+import { useRef, useState } from 'react';
+import { resilientStorage } from '../../auth/storage';
+import { config } from '../../config';
+import { useKeyboardShortcuts } from './useKeyboardShortcuts';
+import { positionKey, useResumePosition } from './useResumePosition';
+import { useVideoProblem } from './useVideoProblem';
+
+export const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
+
+export function Player() {
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const [storage] = useState(() => resilientStorage());
+  useResumePosition(videoRef, positionKey(config.videoUrl), storage);
+  useKeyboardShortcuts(videoRef);
+  const { failed, onMediaError, clear } = useVideoProblem();
+
+  const retry = () => {
+    clear();
+    videoRef.current?.load();
+  };
+
+  return (
+    <div className="player">
+      <video
+        ref={videoRef}
+        className="player__video"
+        controls
+        playsInline
+        preload="metadata"
+        poster={config.posterUrl}
+        aria-label="Video de la capacitación"
+        onError={onMediaError}
+      >
+        {/* With <source>, a failed load is reported on the source, not on the video. */}
+        <source src={config.videoUrl} type="video/mp4" onError={onMediaError} />
+        <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
+      </video>
+      {failed && (
+        <p className="player__problem" role="alert">
+          {VIDEO_ERROR_MESSAGE}{' '}
+          <button className="button" type="button" onClick={retry}>
+            Reintentar
+          </button>
+        </p>
+      )}
+      <p className="player__help">
+        Atajos de teclado: espacio o K reproduce y pausa; J y L, o las flechas, retroceden y avanzan
+        10 segundos; M silencia; F pantalla completa; C subtítulos.
+      </p>
+    </div>
+  );
+}

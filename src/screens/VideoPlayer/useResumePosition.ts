@@ -1,0 +1,64 @@
+import { useEffect, type RefObject } from 'react';
+import type { SessionStorage } from '../../../machines/session';
+
+/** Under this, the visitor has barely started: start from the beginning next time. */
+export const MIN_RESUME_S = 5;
+/** timeupdate fires about four times a second; storage needs far fewer writes. */
+const SAVE_EVERY_MS = 5_000;
+
+export const positionKey = (videoUrl: string) => `videoPosition:${videoUrl}`;
+
+function readPosition(raw: string | null): number | null {
+  const seconds = raw === null ? NaN : Number(raw);
+  return Number.isFinite(seconds) && seconds >= MIN_RESUME_S ? seconds : null;
+}
+
+/**
+ * Remembers where the visitor stopped, per video, in this browser: restored when the video's
+ * metadata arrives, saved now and then while playing and at once on pause or when the page goes
+ * away, forgotten at the end or when under 5 s.
+ */
+export function useResumePosition(
+  videoRef: RefObject<HTMLVideoElement | null>,
+  key: string,
+  storage: SessionStorage,
+) {
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video) return;
+    let lastSaveMs = 0;
+
+    const restore = () => {
+      const seconds = readPosition(storage.getItem(key));
+      const { duration } = video;
+      if (seconds === null || (Number.isFinite(duration) && seconds >= duration)) return;
+      video.currentTime = seconds;
+    };
+    const save = () => {
+      lastSaveMs = Date.now();
+      const seconds = video.currentTime;
+      if (video.ended || !(seconds >= MIN_RESUME_S)) storage.removeItem(key);
+      else storage.setItem(key, seconds.toFixed(1));
+    };
+    const saveNowAndThen = () => {
+      if (Date.now() - lastSaveMs >= SAVE_EVERY_MS) save();
+    };
+    const forget = () => storage.removeItem(key);
+
+    if (video.readyState >= HTMLMediaElement.HAVE_METADATA) restore();
+    video.addEventListener('loadedmetadata', restore);
+    video.addEventListener('timeupdate', saveNowAndThen);
+    video.addEventListener('pause', save);
+    video.addEventListener('ended', forget);
+    window.addEventListener('pagehide', save);
+    return () => {
+      video.removeEventListener('loadedmetadata', restore);
+      video.removeEventListener('timeupdate', saveNowAndThen);
+      video.removeEventListener('pause', save);
+      video.removeEventListener('ended', forget);
+      window.removeEventListener('pagehide', save);
+      // Leaving the screen (logout, expiry) is one more place where the visitor stops.
+      if (video.currentTime > 0) save();
+    };
+  }, [videoRef, key, storage]);
+}

@@ -1,0 +1,74 @@
+import { render, act } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { RequestHandler } from 'msw';
+import { onTestFinished, vi } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { SESSION_KEY } from '../../machines/session';
+import { createQueryClient } from '../../src/api/signin';
+import { App } from '../../src/App';
+import { createAppAuthMachine } from '../../src/auth/AuthProvider';
+import { resilientStorage } from '../../src/auth/storage';
+import { PATHS } from '../../src/routes';
+import { server } from './msw';
+
+export interface RenderAppOptions {
+  /** The address the visitor opens; the login by default. */
+  route?: string;
+  /** The raw `session` value in local storage before the app starts (null: none). */
+  seed?: string | null;
+  /** Fixes Date.now() at this instant for the whole test. */
+  now?: number;
+  handlers?: RequestHandler[];
+}
+
+/**
+ * The app as main.tsx builds it, in jsdom: the real machine, router and providers, a fresh
+ * QueryClient, and a simulated clock for the session timer (72,000,000 ms do not pass in a test).
+ */
+export function renderApp({
+  route = PATHS.login,
+  seed = null,
+  now,
+  handlers = [],
+}: RenderAppOptions = {}) {
+  // Only Date: timers stay real so that Testing Library's waiting and MSW work as usual.
+  if (now !== undefined) vi.useFakeTimers({ now, toFake: ['Date'] });
+  if (seed !== null) localStorage.setItem(SESSION_KEY, seed);
+  server.use(...handlers);
+  window.history.replaceState(null, '', route);
+
+  const clock = new SimulatedClock();
+  clock.set(Date.now());
+  const queryClient = createQueryClient();
+  // No pause between keystrokes: nothing in the app depends on typing speed.
+  const user = userEvent.setup({ delay: null });
+  const result = render(
+    <App
+      machine={createAppAuthMachine(resilientStorage())}
+      queryClient={queryClient}
+      actorOptions={{ clock }}
+    />,
+  );
+  onTestFinished(() => {
+    queryClient.clear();
+  });
+  return {
+    ...result,
+    user,
+    queryClient,
+    /** Lets the session timer's time pass. */
+    advanceSessionClock: (ms: number) => act(() => clock.increment(ms)),
+  };
+}
+
+/** What another tab does when it logs in or out: write local storage, which fires `storage` here. */
+export function otherTabWrites(value: string | null) {
+  const oldValue = localStorage.getItem(SESSION_KEY);
+  if (value === null) localStorage.removeItem(SESSION_KEY);
+  else localStorage.setItem(SESSION_KEY, value);
+  act(() => {
+    window.dispatchEvent(
+      new StorageEvent('storage', { key: SESSION_KEY, newValue: value, oldValue }),
+    );
+  });
+}

@@ -3,7 +3,8 @@
  * the way a visitor (or another tab, or the server) would do it, and after each step the test
  * checks what the visitor sees and what local storage holds.
  */
-import { expect, test, type BrowserContext, type Page, type Route } from '@playwright/test';
+import { expect, type BrowserContext, type Page, type Route } from '@playwright/test';
+import { visitorTest as test } from './fixtures';
 import { SESSION_TIMEOUT_EVENT } from '../machines/authMachine';
 import { readPathsFile } from '../tests/machines/pathsFile';
 import { expectAfter, type Expected } from '../tests/machines/oracle';
@@ -27,7 +28,10 @@ class Visitor {
   ) {}
 
   async start(path: PlainPath) {
-    await this.page.clock.install({ time: path.nowMs });
+    // Time stands still until the app has read the stored session: a fresh session is one
+    // second from the 7,200 s limit, and loading the page takes longer than that.
+    await this.page.clock.install({ time: path.nowMs - 10_000 });
+    await this.page.clock.pauseAt(path.nowMs);
     await this.page.addInitScript((seed) => {
       // Only on the first load: the seed is what storage held before the app ever ran.
       if (seed !== null && !sessionStorage.getItem('e2e-seeded')) {
@@ -41,25 +45,39 @@ class Visitor {
       await this.signInOnServer();
     }
     await this.page.goto(url(`${BASE}/login`));
+    await this.page.waitForFunction(
+      () =>
+        location.pathname.endsWith('/VideoPlayer') ||
+        document.querySelector('form button[type="submit"]:not([disabled])') !== null,
+    );
+    await this.page.clock.resume();
   }
 
+  /**
+   * Every signin is held on its way to the server, so that "Cargando..." can be seen; the next
+   * step lets it through to the real server or answers it as the failure the step names.
+   */
   async submit(password: string, answer: ReturnType<typeof answerFor>) {
     await this.page.unroute(SIGNIN);
-    if (answer === 'signin.failed') await this.page.route(SIGNIN, (route) => route.abort('failed'));
-    if (answer === 'signin.rateLimited')
-      await this.page.route(SIGNIN, (route) =>
-        route.fulfill({
-          status: 429,
-          headers: { 'Retry-After': '60' },
-          json: { error: 'too_many_attempts', message: 'Demasiados intentos' },
-        }),
-      );
-    if (answer === 'held') await this.page.route(SIGNIN, (route) => void this.held.push(route));
+    await this.page.route(SIGNIN, (route) => void this.held.push(route));
     const typed =
       password === '' ? '' : answer === 'signin.succeeded' ? E2E_PASSWORD : WRONG_PASSWORD;
     const field = this.page.getByLabel('Contraseña');
     await field.fill(typed);
     await this.page.getByRole('button', { name: 'Ingresar' }).click();
+  }
+
+  async answer(event: PathEvent['type']) {
+    await expect.poll(() => this.held.length).toBeGreaterThan(0);
+    const route = this.held.shift()!;
+    if (event === 'signin.failed') await route.abort('failed');
+    else if (event === 'signin.rateLimited')
+      await route.fulfill({
+        status: 429,
+        headers: { 'Retry-After': '60' },
+        json: { error: 'too_many_attempts', message: 'Demasiados intentos' },
+      });
+    else await route.continue();
   }
 
   async signInOnServer() {
@@ -83,10 +101,10 @@ class Visitor {
     await other.close();
   }
 
-  /** The server restarts or ends the session; the next video request is refused. */
+  /** The server ends the session (a restart, say); then the visitor presses play. */
   async serverRefuses() {
     await this.context.request.post(url('/api/users/signout'));
-    await this.page.locator('video').evaluate((video: HTMLVideoElement) => video.load());
+    await this.page.locator('video').click();
   }
 
   async logout() {
@@ -104,6 +122,8 @@ async function checkScreen(page: Page, step: PlainStep, expected: Expected) {
   const { state, context } = step;
   if (state === 'loggedIn') {
     await expect(page).toHaveURL(url(`${BASE}/VideoPlayer`));
+    // The pointer may rest where "Cerrar sesion" was clicked; the greeting shows without hover.
+    await page.mouse.move(1, page.viewportSize()!.height - 1);
     const session = expected.stored!;
     await expect(
       page.getByRole('button', { name: `Hola ${session.nombres} / ${session.empresa}` }),
@@ -167,7 +187,7 @@ for (const path of readPathsFile()) {
             case 'signin.rejected':
             case 'signin.failed':
             case 'signin.rateLimited':
-              // Answered by the server (or the route) set up at the submit before.
+              await visitor.answer(event.type);
               break;
             case 'logout':
               await visitor.logout();

@@ -19,7 +19,20 @@ export async function login(page: Page, password = E2E_PASSWORD) {
   await page.getByRole('button', { name: 'Ingresar' }).click();
 }
 
-export const test = base.extend<{ consoleWatch: ConsoleWatch }>({
+/**
+ * Each test is its own visitor, from its own address (the test server trusts the loopback
+ * proxy), so that the per-address signin limits of one test never touch another.
+ */
+export const visitorTest = base.extend({
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures from this pattern
+  extraHTTPHeaders: async ({}, use, testInfo) => {
+    const n = [...testInfo.testId].reduce((hash, c) => (hash * 31 + c.charCodeAt(0)) >>> 0, 7);
+    const address = `10.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255 || 1}`;
+    await use({ 'X-Forwarded-For': `${address}` });
+  },
+});
+
+export const test = visitorTest.extend<{ consoleWatch: ConsoleWatch }>({
   consoleWatch: [
     async ({ page }, use) => {
       const allowed: RegExp[] = [];

@@ -14,6 +14,7 @@ export default async function globalSetup() {
   buildIfMissing();
   const server = await startServer({
     NODE_ENV: 'test',
+    TRUST_PROXY: '127.0.0.1',
     PASSWORD_HASH: await hashPassword(E2E_PASSWORD),
     SESSION_SECRET: 'e2e-session-secret-0123456789-abcdefghijklmnop',
     SHARED_USERNAME: USERNAME,

@@ -16,5 +16,12 @@ function useWindowSize() {
 /** The full-window backdrop; the spec has it follow the window's size when it is resized. */
 export function Background() {
   const { width, height } = useWindowSize();
-  return <div className="video-screen__background" style={{ width, height }} />;
+  return (
+    <div
+      className="video-screen__background"
+      data-testid="background"
+      aria-hidden="true"
+      style={{ width, height }}
+    />
+  );
 }

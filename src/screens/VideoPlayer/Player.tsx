@@ -12,7 +12,7 @@ export function Player() {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
-  const { failed, onMediaError, clear } = useVideoProblem();
+  const { failed, onMediaError, onPlay, clear } = useVideoProblem();
 
   const retry = () => {
     clear();
@@ -30,6 +30,7 @@ export function Player() {
         poster={config.posterUrl}
         aria-label="Video de la capacitación"
         onError={onMediaError}
+        onPlay={onPlay}
       >
         {/* With <source>, a failed load is reported on the source, not on the video. */}
         <source src={config.videoUrl} type="video/mp4" onError={onMediaError} />

@@ -38,5 +38,13 @@ export function useVideoProblem() {
     }
   };
 
-  return { failed, onMediaError, clear: () => setFailed(false) };
+  /**
+   * A video already buffered plays on after the server has ended the session (signout in
+   * another browser, a restart); asking when playback starts ends the local session at once.
+   */
+  const onPlay = async () => {
+    if (await sessionRefused()) actorRef.send({ type: 'session.refused' });
+  };
+
+  return { failed, onMediaError, onPlay, clear: () => setFailed(false) };
 }

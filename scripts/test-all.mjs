@@ -58,6 +58,7 @@ const steps = [
     ],
   ],
   ['build', ['run', 'build']],
+  ['load', ['run', 'test:load']],
   ['browser tests', ['run', 'test:e2e']],
 ];
 for (const [name, args] of steps) {
@@ -78,7 +79,7 @@ if (existsSync('reports/e2e.json')) {
 }
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 console.log(
-  `\nAll checks passed in ${minutes} min (typecheck, lint, paths, unit, app, server, build, browser).`,
+  `\nAll checks passed in ${minutes} min (typecheck, lint, paths, unit, app, server, build, load, browser).`,
 );
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(counts.failed ? 1 : 0);

@@ -5,7 +5,7 @@
  * repository (nor the gated media) may ever come back.
  */
 import type { FastifyInstance } from 'fastify';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,12 +33,14 @@ function repoSecrets(): { name: string; bytes: Buffer }[] {
     name: file,
     bytes: readFileSync(join(REPO, file)).subarray(start, start + length),
   });
+  // The server's build is there only after `npm run build`; the rest is in every checkout.
+  const built = existsSync(join(REPO, 'dist-server/index.js'));
   return [
     slice('package.json', 0, 120),
     slice('server/app.ts', 200, 120),
     slice('server/config.ts', 400, 120),
     slice('.git/config', 0, 40),
-    slice('dist-server/index.js', 100, 120),
+    ...(built ? [slice('dist-server/index.js', 100, 120)] : []),
     slice('media/sample.mp4', 4096, 256),
     slice('media/sample.es.vtt', 0, 60),
     slice('media/poster.jpg', 2048, 256),

@@ -1,10 +1,32 @@
 import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ServerConfig } from './config.js';
 
 /**
- * The CSP the built app runs under. Vite's production build has no inline script or style
- * (React sets styles through the DOM, which style-src does not govern), so 'self' suffices.
+ * The CSP sources of the `<style>` elements the build put into index.html (the login's CSS,
+ * inlined by scripts/inline-css.ts): exactly those bytes may apply, nothing else inline.
+ * Read once at start: a new build means a restart. Without a build there are none.
+ */
+export function inlineStyleHashes(distDir: string): string[] {
+  let html: string;
+  try {
+    html = readFileSync(join(distDir, 'index.html'), 'utf8');
+  } catch {
+    return [];
+  }
+  const hashes = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
+    ([, css = '']) => `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'`,
+  );
+  return [...new Set(hashes)];
+}
+
+/**
+ * The CSP the built app runs under. Vite's production build has no inline script, and its one
+ * inline style (the login's) is allowed by hash (React sets styles through the DOM, which
+ * style-src does not govern); no 'unsafe-inline'.
  * `upgrade-insecure-requests` is left out: over plain HTTP on a LAN it would break the site.
  */
 export function cspDirectives(config: ServerConfig): Record<string, string[]> {
@@ -12,7 +34,7 @@ export function cspDirectives(config: ServerConfig): Record<string, string[]> {
   return {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
-    styleSrc: ["'self'"],
+    styleSrc: ["'self'", ...inlineStyleHashes(config.distDir)],
     imgSrc: ["'self'", 'data:', ...img],
     mediaSrc: ["'self'", ...media],
     connectSrc: ["'self'", ...connect],

@@ -4,6 +4,7 @@ import { App } from './App';
 import { createAppAuthMachine } from './auth/AuthProvider';
 import { resilientStorage } from './auth/storage';
 import { settleFirstRoute } from './routes';
+import { startVideoEarly } from './screens/VideoPlayer/earlyVideo';
 import { preloadVideoPlayerScreen } from './screens/VideoPlayer/load';
 import './styles.css';
 
@@ -22,8 +23,12 @@ if (firstRoute === 'login' && container.firstElementChild) {
   // index.html already shows the login form: adopt it, with whatever was typed into it.
   hydrateRoot(container, app);
 } else {
-  // The session is known now: fetch the video screen while React starts.
-  if (firstRoute === 'video') preloadVideoPlayerScreen();
+  // The session is known now: fetch the video screen, and the video itself (the Player adopts
+  // that element), while React starts.
+  if (firstRoute === 'video') {
+    preloadVideoPlayerScreen();
+    startVideoEarly();
+  }
   container.replaceChildren();
   createRoot(container).render(app);
 }

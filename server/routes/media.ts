@@ -1,10 +1,74 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.js';
 import { UNAUTHORIZED } from '../errors.js';
 import { liveSession } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
+
+type Encoding = 'br' | 'gzip';
+
+/** The encoding to send, br before gzip, honouring `q=0`; undefined for identity. */
+export function preferredEncoding(header: string | string[] | undefined): Encoding | undefined {
+  const accepted = new Map<string, number>();
+  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find(Boolean);
+    if (name) accepted.set(name, q === undefined ? 1 : Number(q));
+  }
+  const wildcard = accepted.get('*') ?? 0;
+  return (['br', 'gzip'] as const).find((name) => (accepted.get(name) ?? wildcard) > 0);
+}
+
+interface Compressed {
+  key: string;
+  etag: string;
+  lastModified: string;
+  bodies: Record<Encoding, Buffer>;
+}
+
+/**
+ * A text file compressed once per version (size and mtime), kept in memory: the captions are
+ * a few kilobytes, asked for on every visit, and not worth compressing on every request.
+ */
+function compressedFile(path: string) {
+  let cached: Promise<Compressed> | undefined;
+  let cachedKey = '';
+  return async (): Promise<Compressed> => {
+    const stats = await stat(path);
+    const key = `${stats.size.toString(16)}-${stats.mtimeMs.toString(16)}`;
+    if (!cached || cachedKey !== key) {
+      cachedKey = key;
+      cached = (async () => {
+        const body = await readFile(path);
+        const [br, gz] = await Promise.all([
+          promisify(brotliCompress)(body, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+              [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            },
+          }),
+          promisify(gzip)(body, { level: 9 }),
+        ]);
+        return {
+          key,
+          etag: `W/"${key}`,
+          lastModified: stats.mtime.toUTCString(),
+          bodies: { br, gzip: gz },
+        };
+      })();
+      // A failed read (file replaced mid-way) is not remembered.
+      cached.catch(() => {
+        if (cachedKey === key) cached = undefined;
+      });
+    }
+    return cached;
+  };
+}
 
 /**
  * The video, its captions and its poster, only for a live server-side session.
@@ -46,8 +110,31 @@ export async function mediaRoutes(
   });
 
   for (const file of files) {
+    if (file.url.endsWith('.vtt')) continue;
     app.get(file.url, async (_request, reply) =>
       reply.sendFile(basename(file.path), dirname(file.path)),
     );
   }
+
+  // The captions are text: compressed when the browser accepts it, each encoding with its own
+  // ETag so that a 304 never confirms another encoding's bytes.
+  const captions = compressedFile(config.captionsFile);
+  app.get('/api/video/captions.vtt', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('vary', 'Accept-Encoding');
+    const encoding = preferredEncoding(request.headers['accept-encoding']);
+    const compressed = encoding ? await captions().catch(() => undefined) : undefined;
+    // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
+    if (!encoding || !compressed)
+      return reply.sendFile(basename(config.captionsFile), dirname(config.captionsFile));
+    const etag = `${compressed.etag}-${encoding}"`;
+    reply
+      .header('cache-control', 'private, no-cache')
+      .header('content-type', 'text/vtt; charset=utf-8')
+      .header('etag', etag)
+      .header('last-modified', compressed.lastModified);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+      return reply.code(304).send();
+    return reply.header('content-encoding', encoding).send(compressed.bodies[encoding]);
+  });
 }

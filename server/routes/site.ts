@@ -10,6 +10,9 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The HTML (and unhashed files) must be revalidated, or visitors keep an old build. */
 const REVALIDATE = 'no-cache';
 
+/** Crawlers ask at the origin's root, whatever the base path; the API is not for them. */
+const ROBOTS = 'User-agent: *\nDisallow: /api/\n';
+
 const NOT_BUILT = apiError(
   'site_not_built',
   'El sitio no está compilado: ejecute `npm run build` (o `npm start`).',
@@ -61,6 +64,13 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
   };
   app.get(loginPath, page);
   app.get(`${base}/VideoPlayer`, page);
+
+  app.get('/robots.txt', async (_request, reply) =>
+    reply
+      .type('text/plain; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .send(ROBOTS),
+  );
 
   const toLogin = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.redirect(loginPath, 302);

@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../src/api/signin';
 import { App } from '../../src/App';
 import { createAppAuthMachine } from '../../src/auth/AuthProvider';
+import logoUrl from '../../src/assets/logo.svg';
 import { resilientStorage } from '../../src/auth/storage';
 import { PATHS, settleFirstRoute } from '../../src/routes';
 import { SIGNIN_URL, server } from './msw';
@@ -17,11 +18,17 @@ import { freshSession } from './sessions';
 
 const indexHtml = readFileSync(resolve(__dirname, '../../index.html'), 'utf8');
 
-/** The markup index.html puts inside #root. */
+/** The source path of the logo in index.html, which the build turns into the same data: URI. */
+const LOGO_SOURCE = 'src="/src/assets/logo.svg"';
+
+/**
+ * The markup index.html puts inside #root, with the logo's source path resolved as Vite
+ * resolves it (vite.config.ts inlines it as a data: URI, in index.html and in the import alike).
+ */
 function staticRootMarkup(): string {
   const match = /<div id="root">(.*)<\/div>\s*<\/body>/s.exec(indexHtml);
   if (!match?.[1]) throw new Error('index.html has no <div id="root">…</div> before </body>');
-  return match[1];
+  return match[1].replace(LOGO_SOURCE, `src="${logoUrl}"`);
 }
 
 const fragment = (html: string) => {
@@ -55,6 +62,12 @@ describe('the login screen shown by index.html before the JavaScript arrives', (
       expect(serialize(fromIndexHtml)).toEqual(serialize(fromReact));
     }
     expect(fromReact.isEqualNode(fromIndexHtml)).toBe(true);
+  });
+
+  it('shows the logo inlined, so that the largest paint waits for no request', () => {
+    expect(indexHtml).toContain(LOGO_SOURCE);
+    expect(logoUrl).toMatch(/^data:image\/svg\+xml[;,]/);
+    expect(staticRootMarkup()).toContain(`src="${logoUrl}"`);
   });
 
   it('has the page language, a title and no inline script or style that the CSP would block', () => {

@@ -1,8 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preferredEncoding } from '../../server/routes/media.js';
 import { MemorySessionStore } from '../../server/sessions.js';
 import {
   REPO,
@@ -112,6 +122,112 @@ describe('the video routes through a real port', () => {
     expect(poster.headers['content-type']).toBe('image/jpeg');
     expect(poster.headers['cache-control']).toBe('private, no-cache');
     expect(poster.body.subarray(0, 2).toString('hex')).toBe('ffd8');
+  });
+});
+
+describe('the captions, compressed when the browser accepts it', () => {
+  const CAPTIONS = readFileSync(join(REPO, 'media/sample.es.vtt'));
+  let app: FastifyInstance;
+  let base: string;
+  let cookie: string;
+  const get = (headers: Record<string, string> = {}, method = 'GET') =>
+    rawRequest(base, '/api/video/captions.vtt', { method, headers: { cookie, ...headers } });
+
+  beforeAll(async () => {
+    app = await testServer();
+    base = await listen(app);
+    cookie = sessionCookie((await signin(app)).headers['set-cookie']);
+  });
+  afterAll(() => app.close());
+
+  it.each([
+    ['br, gzip', 'br', brotliDecompressSync],
+    ['gzip, deflate, br;q=0', 'gzip', gunzipSync],
+    ['gzip', 'gzip', gunzipSync],
+  ] as const)(
+    'accept-encoding %s: sends %s, the same text, smaller',
+    async (accept, encoding, decode) => {
+      const res = await get({ 'accept-encoding': accept });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe(encoding);
+      expect(res.headers['content-type']).toBe('text/vtt; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('private, no-cache');
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(res.body.length).toBeLessThan(CAPTIONS.length);
+      expect(decode(res.body).equals(CAPTIONS)).toBe(true);
+    },
+  );
+
+  it('sends the plain file, with Vary, to a client that accepts no compression', async () => {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'accept-encoding': 'identity' },
+      { 'accept-encoding': 'br;q=0, gzip;q=0' },
+    ]) {
+      const res = await get(headers);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBeUndefined();
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(res.body.equals(CAPTIONS)).toBe(true);
+    }
+  });
+
+  it("answers 304 to its own ETag, and a full answer to another encoding's ETag", async () => {
+    const br = await get({ 'accept-encoding': 'br' });
+    const gz = await get({ 'accept-encoding': 'gzip' });
+    const plain = await get();
+    const etags = [br, gz, plain].map((res) => res.headers.etag);
+    expect(new Set(etags).size).toBe(3);
+    const again = await get({ 'accept-encoding': 'br', 'if-none-match': br.headers.etag! });
+    expect(again.status).toBe(304);
+    expect(again.body).toHaveLength(0);
+    expect(again.headers['cache-control']).toBe('private, no-cache');
+    const other = await get({ 'accept-encoding': 'br', 'if-none-match': gz.headers.etag! });
+    expect(other.status).toBe(200);
+    expect(brotliDecompressSync(other.body).equals(CAPTIONS)).toBe(true);
+    const plainAgain = await get({ 'if-none-match': plain.headers.etag! });
+    expect(plainAgain.status).toBe(304);
+  });
+
+  it('answers HEAD with the headers and no body', async () => {
+    const res = await get({ 'accept-encoding': 'br' }, 'HEAD');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe('br');
+    expect(res.body).toHaveLength(0);
+  });
+
+  it('compresses a changed file again (new size or mtime), with a new ETag', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'captions-'));
+    const file = join(dir, 'subtitulos.vtt');
+    writeFileSync(file, CAPTIONS);
+    const other = await testServer({ CAPTIONS_FILE: file });
+    const otherCookie = sessionCookie((await signin(other)).headers['set-cookie']);
+    const fetchIt = async () =>
+      other.inject({
+        url: '/api/video/captions.vtt',
+        headers: { cookie: otherCookie, 'accept-encoding': 'gzip' },
+      });
+    const first = await fetchIt();
+    const changed = Buffer.concat([CAPTIONS, Buffer.from('\n00:09.000 --> 00:10.000\nFin.\n')]);
+    writeFileSync(file, changed);
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    const second = await fetchIt();
+    expect(second.headers.etag).not.toBe(first.headers.etag);
+    expect(gunzipSync(second.rawPayload).equals(changed)).toBe(true);
+    await other.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads Accept-Encoding as browsers and proxies write it', () => {
+    expect(preferredEncoding(undefined)).toBeUndefined();
+    expect(preferredEncoding('')).toBeUndefined();
+    expect(preferredEncoding('gzip, deflate, br, zstd')).toBe('br');
+    expect(preferredEncoding('GZIP')).toBe('gzip');
+    expect(preferredEncoding('br;q=0, gzip;q=0.5')).toBe('gzip');
+    expect(preferredEncoding('*')).toBe('br');
+    expect(preferredEncoding('*, br;q=0')).toBe('gzip');
+    expect(preferredEncoding('identity, *;q=0')).toBeUndefined();
+    expect(preferredEncoding(['deflate', 'gzip'])).toBe('gzip');
   });
 });
 

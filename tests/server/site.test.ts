@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoLeak, fakeDist, listen, rawRequest, testServer } from './helpers.js';
 
@@ -165,6 +167,50 @@ describe('the built site through a real port', () => {
       expect(headers['strict-transport-security']).toBeUndefined();
       expect(headers['x-powered-by']).toBeUndefined();
     }
+  });
+});
+
+describe('robots.txt at the origin root', () => {
+  it('answers plain text that keeps crawlers out of the API, with or without a build', async () => {
+    const dist = fakeDist();
+    for (const app of [await testServer({ DIST_DIR: dist }), await testServer()]) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await app.inject({ method, url: '/robots.txt' });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+        if (method === 'GET') expect(res.body).toBe('User-agent: *\nDisallow: /api/\n');
+      }
+      await app.close();
+    }
+    rmSync(dist, { recursive: true, force: true });
+  });
+});
+
+describe('the inline style of the built index.html', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
+
+  it('is allowed by its hash, and nothing else inline is', async () => {
+    const dist = fakeDist();
+    const css = '.login{display:flex}:root{color:#1f2a1f}';
+    writeFileSync(
+      join(dist, 'index.html'),
+      `<!doctype html><html lang="es"><head><style>${css}</style></head><body><div id="root"></div></body></html>`,
+    );
+    const app = await testServer({ DIST_DIR: dist });
+    for (const url of [LOGIN, '/api/video']) {
+      const csp = (await app.inject({ url })).headers['content-security-policy'] as string;
+      expect(csp).toContain(`;style-src 'self' 'sha256-${sha256(css)}';`);
+      expect(csp).not.toContain('unsafe-inline');
+    }
+    await app.close();
+    rmSync(dist, { recursive: true, force: true });
+  });
+
+  it('is not allowed when the build has none (style-src stays self)', async () => {
+    const app = await testServer();
+    const csp = (await app.inject({ url: LOGIN })).headers['content-security-policy'] as string;
+    expect(csp).toContain(";style-src 'self';");
+    await app.close();
   });
 });
 

@@ -1,6 +1,7 @@
-import { useRef, useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
+import { createPlayerVideo, takeEarlyVideo } from './earlyVideo';
 import { useKeyboardShortcuts } from './useKeyboardShortcuts';
 import { positionKey, useResumePosition } from './useResumePosition';
 import { useVideoProblem } from './useVideoProblem';
@@ -8,11 +9,46 @@ import { useVideoProblem } from './useVideoProblem';
 export const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
 export function Player() {
+  const slotRef = useRef<HTMLDivElement>(null);
   const videoRef = useRef<HTMLVideoElement>(null);
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
-  const { failed, onMediaError, onPlay, clear } = useVideoProblem();
+  const problem = useVideoProblem();
+  const { failed, clear } = problem;
+  // The listeners are attached once; they call this render's handlers.
+  const handlers = useRef(problem);
+  useLayoutEffect(() => {
+    handlers.current = problem;
+  });
+
+  // The <video> is not rendered by React: the one main.tsx started before this chunk arrived
+  // (earlyVideo.ts) is adopted, already loading; without it, an identical one is made. Layout
+  // effect: the element is in place before the other hooks' effects read videoRef.
+  useLayoutEffect(() => {
+    const slot = slotRef.current;
+    if (!slot) return;
+    let failedEarly = false;
+    if (!videoRef.current) {
+      const early = takeEarlyVideo();
+      failedEarly = early?.failed ?? false;
+      videoRef.current = early?.video ?? createPlayerVideo();
+    }
+    const video = videoRef.current;
+    const source = video.querySelector('source');
+    const onError = () => void handlers.current.onMediaError();
+    const onPlay = () => void handlers.current.onPlay();
+    video.addEventListener('error', onError);
+    source?.addEventListener('error', onError);
+    video.addEventListener('play', onPlay);
+    slot.append(video);
+    if (failedEarly) onError();
+    return () => {
+      video.removeEventListener('error', onError);
+      source?.removeEventListener('error', onError);
+      video.removeEventListener('play', onPlay);
+    };
+  }, []);
 
   const retry = () => {
     clear();
@@ -21,21 +57,7 @@ export function Player() {
 
   return (
     <div className="player">
-      <video
-        ref={videoRef}
-        className="player__video"
-        controls
-        playsInline
-        preload="metadata"
-        poster={config.posterUrl}
-        aria-label="Video de la capacitación"
-        onError={onMediaError}
-        onPlay={onPlay}
-      >
-        {/* With <source>, a failed load is reported on the source, not on the video. */}
-        <source src={config.videoUrl} type="video/mp4" onError={onMediaError} />
-        <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
-      </video>
+      <div ref={slotRef} className="player__slot" />
       {failed && (
         <p className="player__problem" role="alert">
           {VIDEO_ERROR_MESSAGE}{' '}

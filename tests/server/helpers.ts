@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { randomBytes, scryptSync } from 'node:crypto';
+import { connect } from 'node:net';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -152,4 +153,20 @@ export function fakeDist() {
   writeFileSync(join(dir, 'robots.txt'), 'User-agent: *\nDisallow: /\n');
   writeFileSync(join(dir, '.build-env.json'), '{"BASE_PATH":null}\n');
   return dir;
+}
+
+/**
+ * Writes raw bytes on a plain socket (what an HTTP client library would refuse or rewrite) and
+ * resolves with everything the server sent before it closed the connection.
+ */
+export function exchangeRaw(origin: string, bytes: Buffer | string): Promise<Buffer> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks)));
+    socket.write(bytes);
+  });
 }

@@ -3,13 +3,13 @@
  * requests so malformed that Node answers them before Fastify, and a failing session store.
  */
 import type { FastifyInstance } from 'fastify';
-import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySessionStore, type SessionStore } from '../../server/sessions.js';
 import {
   SIGNIN,
   USERNAME,
   cheapPasswordHash,
+  exchangeRaw,
   expectNoLeak,
   listen,
   logCapture,
@@ -34,18 +34,8 @@ function expectNotInLog(log: string, secret: string) {
   expect(log.includes(bytes), `the log holds ${secret.slice(0, 24)} as bytes`).toBe(false);
 }
 
-/** Writes raw bytes on a socket; resolves with everything the server sent before closing. */
-function rawExchange(origin: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    socket.write(bytes);
-  });
-}
+const rawExchange = async (origin: string, bytes: string) =>
+  (await exchangeRaw(origin, bytes)).toString('utf8');
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {

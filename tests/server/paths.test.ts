@@ -6,11 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO, expectNoLeak, listen, rawRequest, testServer } from './helpers.js';
+import { REPO, exchangeRaw, expectNoLeak, listen, rawRequest, testServer } from './helpers.js';
 
 /** One decoy per kind of file an attacker would want, each with a unique marker. */
 const DECOYS = [
@@ -58,28 +57,20 @@ interface Answer {
  * Sends `GET <target> HTTP/1.1` over a plain socket: raw bytes (a NUL, a backslash, an overlong
  * UTF-8 sequence, an absolute URI) that an HTTP client library would refuse or rewrite.
  */
-function rawSocket(origin: string, target: Buffer | string, method = 'GET'): Promise<Answer> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const raw = Buffer.concat(chunks);
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw.toString('latin1'))?.[1] ?? 0);
-      resolve({ status, raw });
-    });
-    // Not half-closed: @fastify/send drops the answer of a client that shut its side first.
-    // `Connection: close` makes the server close once it has answered.
-    socket.write(
-      Buffer.concat([
-        Buffer.from(`${method} `),
-        Buffer.from(target),
-        Buffer.from(`\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`),
-      ]),
-    );
-  });
+async function rawSocket(origin: string, target: Buffer | string, method = 'GET'): Promise<Answer> {
+  const { hostname } = new URL(origin);
+  // Not half-closed: @fastify/send drops the answer of a client that shut its side first.
+  // `Connection: close` makes the server close once it has answered.
+  const raw = await exchangeRaw(
+    origin,
+    Buffer.concat([
+      Buffer.from(`${method} `),
+      Buffer.from(target),
+      Buffer.from(`\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`),
+    ]),
+  );
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw.toString('latin1'))?.[1] ?? 0);
+  return { status, raw };
 }
 
 describe('path traversal through a real port', () => {

@@ -91,7 +91,7 @@ export function LoginScreen() {
           aria-describedby="login-messages"
           aria-invalid={view.kind === 'wrongPassword' ? true : undefined}
         />
-        <button className="login__submit" type="submit" disabled={!hydrated}>
+        <button className="button login__submit" type="submit" disabled={!hydrated}>
           Ingresar
         </button>
         <LoginMessages view={view} />

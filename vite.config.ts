@@ -1,14 +1,29 @@
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
-import { clientConfigFromEnv } from './scripts/client-config';
+import { USERNAME_PLACEHOLDER, clientConfigFromEnv } from './scripts/client-config';
 import { inlineEntryCssPlugin } from './scripts/inline-css';
 import { precompressPlugin } from './scripts/precompress';
 
 const clientConfig = clientConfigFromEnv(process.env);
 
+/** The login markup in index.html carries the configured shared username, as React renders it. */
+function sharedUsername(username: string): Plugin {
+  const escaped = username.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return {
+    name: 'shared-username',
+    transformIndexHtml: (html) => html.replace(USERNAME_PLACEHOLDER, escaped),
+  };
+}
+
 export default defineConfig({
   base: `${clientConfig.basePath}/`,
-  plugins: [react(), inlineEntryCssPlugin(), precompressPlugin()],
+  plugins: [
+    react(),
+    sharedUsername(clientConfig.username),
+    inlineEntryCssPlugin(),
+    precompressPlugin(),
+  ],
   define: {
     __APP_CONFIG__: JSON.stringify(clientConfig),
   },

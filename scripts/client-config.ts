@@ -14,6 +14,9 @@ export interface ClientConfig {
   webVitalsUrl: string;
 }
 
+/** Stands in index.html where the build writes the shared username. */
+export const USERNAME_PLACEHOLDER = '%SHARED_USERNAME%';
+
 export const CLIENT_DEFAULTS = {
   BASE_PATH: '/capacitacion',
   SHARED_USERNAME: 'capacitacion',

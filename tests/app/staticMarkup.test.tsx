@@ -12,7 +12,9 @@ import { App } from '../../src/App';
 import { createAppAuthMachine } from '../../src/auth/AuthProvider';
 import logoUrl from '../../src/assets/logo.svg';
 import { resilientStorage } from '../../src/auth/storage';
+import { config } from '../../src/config';
 import { PATHS, settleFirstRoute } from '../../src/routes';
+import { USERNAME_PLACEHOLDER } from '../../scripts/client-config';
 import { SIGNIN_URL, server } from './msw';
 import { freshSession } from './sessions';
 
@@ -28,7 +30,9 @@ const LOGO_SOURCE = 'src="/src/assets/logo.svg"';
 function staticRootMarkup(): string {
   const match = /<div id="root">(.*)<\/div>\s*<\/body>/s.exec(indexHtml);
   if (!match?.[1]) throw new Error('index.html has no <div id="root">…</div> before </body>');
-  return match[1].replace(LOGO_SOURCE, `src="${logoUrl}"`);
+  return match[1]
+    .replace(LOGO_SOURCE, `src="${logoUrl}"`)
+    .replace(USERNAME_PLACEHOLDER, config.username);
 }
 
 const fragment = (html: string) => {

@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 import { USERNAME_PLACEHOLDER, clientConfigFromEnv } from './scripts/client-config';
 import { inlineEntryCssPlugin } from './scripts/inline-css';
 import { precompressPlugin } from './scripts/precompress';
+import { videoShellPlugin } from './scripts/video-shell';
 
 const clientConfig = clientConfigFromEnv(process.env);
 
@@ -21,6 +22,7 @@ export default defineConfig({
   plugins: [
     react(),
     sharedUsername(clientConfig.username),
+    videoShellPlugin(clientConfig),
     inlineEntryCssPlugin(),
     precompressPlugin(),
   ],

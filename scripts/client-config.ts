@@ -8,6 +8,8 @@ export interface ClientConfig {
   apiUrl: string;
   videoUrl: string;
   captionsUrl: string;
+  /** The video's poster; gated by the server like the video itself. */
+  posterUrl: string;
   sessionTimeoutMs: number;
   signinTimeoutMs: number;
   chunkTimeoutMs: number;
@@ -48,6 +50,7 @@ export function clientConfigFromEnv(env: Env): ClientConfig {
     apiUrl,
     videoUrl: env.VIDEO_URL || `${apiUrl}/api/video`,
     captionsUrl: env.CAPTIONS_URL || `${apiUrl}/api/video/captions.vtt`,
+    posterUrl: `${apiUrl}/api/video/poster.jpg`,
     sessionTimeoutMs: positiveInt('SESSION_TIMEOUT_MS', get('SESSION_TIMEOUT_MS'), problems),
     signinTimeoutMs: positiveInt('SIGNIN_TIMEOUT_MS', get('SIGNIN_TIMEOUT_MS'), problems),
     chunkTimeoutMs: positiveInt('CHUNK_TIMEOUT_MS', get('CHUNK_TIMEOUT_MS'), problems),

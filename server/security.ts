@@ -6,35 +6,44 @@ import { join } from 'node:path';
 import type { ServerConfig } from './config.js';
 
 /**
- * The CSP sources of the `<style>` elements the build put into index.html (the login's CSS,
- * inlined by scripts/inline-css.ts): exactly those bytes may apply, nothing else inline.
- * Read once at start: a new build means a restart. Without a build there are none.
+ * The CSP sources of the inline elements the build put into index.html: the login's CSS
+ * (`<style>`, scripts/inline-css.ts) and the video shell (`<script>`, scripts/video-shell.ts).
+ * Exactly those bytes may run or apply, nothing else inline. Read once at start: a new build
+ * means a restart. Without a build there are none.
  */
-export function inlineStyleHashes(distDir: string): string[] {
+export function inlineHashes(distDir: string): { styles: string[]; scripts: string[] } {
   let html: string;
   try {
     html = readFileSync(join(distDir, 'index.html'), 'utf8');
   } catch {
-    return [];
+    return { styles: [], scripts: [] };
   }
-  const hashes = [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
-    ([, css = '']) => `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'`,
-  );
-  return [...new Set(hashes)];
+  const hashes = (pattern: RegExp) => [
+    ...new Set(
+      [...html.matchAll(pattern)].map(
+        ([, text = '']) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`,
+      ),
+    ),
+  ];
+  // Only attribute-less elements: those with a src are files, allowed by 'self'.
+  return {
+    styles: hashes(/<style>([\s\S]*?)<\/style>/g),
+    scripts: hashes(/<script>([\s\S]*?)<\/script>/g),
+  };
 }
 
 /**
- * The CSP the built app runs under. Vite's production build has no inline script, and its one
- * inline style (the login's) is allowed by hash (React sets styles through the DOM, which
- * style-src does not govern); no 'unsafe-inline'.
+ * The CSP the built app runs under: its inline script and style are allowed by hash (React sets
+ * styles through the DOM, which style-src does not govern); no 'unsafe-inline'.
  * `upgrade-insecure-requests` is left out: over plain HTTP on a LAN it would break the site.
  */
 export function cspDirectives(config: ServerConfig): Record<string, string[]> {
   const { connect, media, img } = config.outsideOrigins;
+  const inline = inlineHashes(config.distDir);
   return {
     defaultSrc: ["'self'"],
-    scriptSrc: ["'self'"],
-    styleSrc: ["'self'", ...inlineStyleHashes(config.distDir)],
+    scriptSrc: ["'self'", ...inline.scripts],
+    styleSrc: ["'self'", ...inline.styles],
     imgSrc: ["'self'", 'data:', ...img],
     mediaSrc: ["'self'", ...media],
     connectSrc: ["'self'", ...connect],

@@ -4,19 +4,13 @@ import type { ClientConfig } from '../scripts/client-config';
  * The client's configuration, fixed at build time (scripts/client-config.ts validates it and
  * vite.config.ts injects it). Read here once so that no other module touches the global.
  */
-export interface AppConfig extends ClientConfig {
-  /** The video's poster; gated by the server like the video itself. */
-  posterUrl: string;
-}
+export type AppConfig = ClientConfig;
 
 function readConfig(): AppConfig {
   if (typeof __APP_CONFIG__ !== 'object' || __APP_CONFIG__ === null) {
     throw new Error('__APP_CONFIG__ is missing: build the app with vite.config.ts.');
   }
-  return Object.freeze({
-    ...__APP_CONFIG__,
-    posterUrl: `${__APP_CONFIG__.apiUrl}/api/video/poster.jpg`,
-  });
+  return Object.freeze({ ...__APP_CONFIG__ });
 }
 
 export const config: AppConfig = readConfig();

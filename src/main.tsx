@@ -4,9 +4,11 @@ import { App } from './App';
 import { createAppAuthMachine } from './auth/AuthProvider';
 import { resilientStorage } from './auth/storage';
 import { settleFirstRoute } from './routes';
-import { startVideoEarly } from './screens/VideoPlayer/earlyVideo';
 import { preloadVideoPlayerScreen } from './screens/VideoPlayer/load';
 import './styles.css';
+// Eager, so inlined into index.html with the rest: the video shell (src/boot/videoShell.ts)
+// shows the video screen's markup before any chunk arrives.
+import './screens/VideoPlayer/VideoPlayer.css';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
@@ -23,12 +25,9 @@ if (firstRoute === 'login' && container.firstElementChild) {
   // index.html already shows the login form: adopt it, with whatever was typed into it.
   hydrateRoot(container, app);
 } else {
-  // The session is known now: fetch the video screen, and the video itself (the Player adopts
-  // that element), while React starts.
-  if (firstRoute === 'video') {
-    preloadVideoPlayerScreen();
-    startVideoEarly();
-  }
+  // The session is known now: fetch the video screen while React starts (index.html's shell
+  // has already asked for it and for the video, when it saw the session too).
+  if (firstRoute === 'video') preloadVideoPlayerScreen();
   container.replaceChildren();
   createRoot(container).render(app);
 }

@@ -2,8 +2,14 @@
  * The login page's paint metrics under a throttled phone: First Contentful Paint, Largest
  * Contentful Paint and Cumulative Layout Shift, read from PerformanceObservers that are in
  * place before the page's first byte. Median of three fresh runs.
+ *
+ * Beside it, the same FCP of a bare page (one paragraph, no script, no style, from a plain
+ * loopback server): what no page can beat on this machine under these conditions, so that a
+ * reader can tell how much of the login's FCP is the page and how much the emulated phone.
  */
 import type { Browser } from '@playwright/test';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { closeOnAbort, launchBrowser, phoneContext, throttledPage } from './browser';
 import { median, seconds, type Measurement } from './measure';
 import type { Site } from './site';
@@ -45,7 +51,10 @@ function observeVitals() {
         ? `.${element.className.trim().split(/\s+/).join('.')}`
         : '';
     const src = element.getAttribute('src');
-    return `${element.tagName.toLowerCase()}${id}${classes}${src ? ` (${src.split('/').pop()})` : ''}`;
+    const file = src?.startsWith('data:')
+      ? `${src.slice(0, src.search(/[;,]/))} URI`
+      : src?.split('/').pop();
+    return `${element.tagName.toLowerCase()}${id}${classes}${file ? ` (${file})` : ''}`;
   };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries())
@@ -76,12 +85,26 @@ function readVitals(): Vitals {
   return { ...vitals, resources, htmlEnd: navigation?.responseEnd ?? null };
 }
 
-async function loadOnce(browser: Browser, site: Site): Promise<Vitals> {
+const BARE_PAGE =
+  '<!doctype html><html lang="es"><head><meta charset="UTF-8">' +
+  '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Ingresar</title>' +
+  '</head><body><p>Ingresar</p></body></html>';
+
+async function startBarePageServer(): Promise<{ url: string; server: Server }> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    response.end(BARE_PAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+async function loadOnce(browser: Browser, url: string): Promise<Vitals> {
   const context = await phoneContext(browser);
   try {
     await context.addInitScript(observeVitals);
     const { page } = await throttledPage(context);
-    await page.goto(`${site.origin}${site.base}/login`, { waitUntil: 'load', timeout: 30_000 });
+    await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
     await page.waitForTimeout(SETTLE_MS);
     return await page.evaluate(readVitals);
   } finally {
@@ -98,7 +121,7 @@ function timeline(run: Vitals): string {
 const orNull = (values: (number | null)[]) =>
   values.some((value) => value === null) ? null : median(values as number[]);
 
-export function loginMeasurement(site: Site): Measurement<'fcp' | 'lcp' | 'cls'> {
+export function loginMeasurement(site: Site): Measurement<'fcp' | 'lcp' | 'cls' | 'bareFcp'> {
   return {
     name: `login page: FCP, LCP, CLS (median of ${RUNS}, throttled)`,
     timeoutMs: 120_000,
@@ -106,27 +129,36 @@ export function loginMeasurement(site: Site): Measurement<'fcp' | 'lcp' | 'cls'>
       fcp: { figure: 'Login FCP (4× CPU, Fast 3G)', target: '≤ 0.80 s' },
       lcp: { figure: 'Login LCP (4× CPU, Fast 3G)', target: '≤ 1.00 s' },
       cls: { figure: 'Login CLS', target: '0' },
+      bareFcp: { figure: 'Bare page FCP, same conditions', target: 'reference, no target' },
     },
     async run(signal) {
       const browser = await launchBrowser();
       closeOnAbort(browser, signal);
+      const bare = await startBarePageServer();
+      signal.addEventListener('abort', () => bare.server.close(), { once: true });
       const runs: Vitals[] = [];
+      const bareRuns: Vitals[] = [];
       try {
+        // Interleaved, so that a busier moment of the machine weighs on both alike.
         for (let i = 0; i < RUNS; i += 1) {
-          const run = await loadOnce(browser, site);
+          const run = await loadOnce(browser, `${site.origin}${site.base}/login`);
+          const bareRun = await loadOnce(browser, bare.url);
           console.log(
-            `  run ${i + 1}: FCP ${run.fcp === null ? '-' : seconds(run.fcp)}, LCP ${run.lcp === null ? '-' : seconds(run.lcp)} (${run.lcpElement ?? '?'}), CLS ${run.cls.toFixed(3)}`,
+            `  run ${i + 1}: FCP ${run.fcp === null ? '-' : seconds(run.fcp)}, LCP ${run.lcp === null ? '-' : seconds(run.lcp)} (${run.lcpElement ?? '?'}), CLS ${run.cls.toFixed(3)}; bare page FCP ${bareRun.fcp === null ? '-' : seconds(bareRun.fcp)}`,
           );
           runs.push(run);
+          bareRuns.push(bareRun);
         }
       } finally {
+        bare.server.close();
         await browser.close();
       }
+      const bareFcp = orNull(bareRuns.map((run) => run.fcp));
       const fcp = orNull(runs.map((run) => run.fcp));
       const lcp = orNull(runs.map((run) => run.lcp));
       const cls = median(runs.map((run) => run.cls));
-      const list = (pick: (run: Vitals) => number | null) =>
-        runs.map((run) => (pick(run) === null ? '-' : seconds(pick(run)!))).join(', ');
+      const list = (pick: (run: Vitals) => number | null, of = runs) =>
+        of.map((run) => (pick(run) === null ? '-' : seconds(pick(run)!))).join(', ');
       const middle = runs[Math.floor(runs.length / 2)]!;
       return {
         fcp: {
@@ -148,6 +180,13 @@ export function loginMeasurement(site: Site): Measurement<'fcp' | 'lcp' | 'cls'>
           met: cls === 0,
           measured: cls,
           note: `runs ${runs.map((run) => run.cls.toFixed(4)).join(', ')}`,
+        },
+        bareFcp: {
+          value: bareFcp === null ? 'no paint' : seconds(bareFcp),
+          met: null,
+          measured: bareFcp,
+          unit: 'ms',
+          note: `runs ${list((run) => run.fcp, bareRuns)}; one <p>, ${Buffer.byteLength(BARE_PAGE)} bytes, no script or style: about the floor of any page here`,
         },
       };
     },

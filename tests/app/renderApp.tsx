@@ -19,6 +19,8 @@ export interface RenderAppOptions {
   /** Fixes Date.now() at this instant for the whole test. */
   now?: number;
   handlers?: RequestHandler[];
+  /** Where React renders: index.html's #root, say; a fresh element by default. */
+  container?: HTMLElement;
 }
 
 /**
@@ -30,6 +32,7 @@ export function renderApp({
   seed = null,
   now,
   handlers = [],
+  container,
 }: RenderAppOptions = {}) {
   // Only Date: timers stay real so that Testing Library's waiting and MSW work as usual.
   if (now !== undefined) vi.useFakeTimers({ now, toFake: ['Date'] });
@@ -48,6 +51,7 @@ export function renderApp({
       queryClient={queryClient}
       actorOptions={{ clock }}
     />,
+    container ? { container } : {},
   );
   onTestFinished(() => {
     queryClient.clear();

@@ -1,8 +1,6 @@
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
@@ -12,28 +10,11 @@ import { App } from '../../src/App';
 import { createAppAuthMachine } from '../../src/auth/AuthProvider';
 import logoUrl from '../../src/assets/logo.svg';
 import { resilientStorage } from '../../src/auth/storage';
-import { config } from '../../src/config';
 import { PATHS, settleFirstRoute } from '../../src/routes';
-import { USERNAME_PLACEHOLDER } from '../../scripts/client-config';
+import { VIDEO_SHELL_PLACEHOLDER } from '../../scripts/video-shell';
+import { LOGO_SOURCE, indexHtml, staticRootMarkup } from './indexHtml';
 import { SIGNIN_URL, server } from './msw';
 import { freshSession } from './sessions';
-
-const indexHtml = readFileSync(resolve(__dirname, '../../index.html'), 'utf8');
-
-/** The source path of the logo in index.html, which the build turns into the same data: URI. */
-const LOGO_SOURCE = 'src="/src/assets/logo.svg"';
-
-/**
- * The markup index.html puts inside #root, with the logo's source path resolved as Vite
- * resolves it (vite.config.ts inlines it as a data: URI, in index.html and in the import alike).
- */
-function staticRootMarkup(): string {
-  const match = /<div id="root">(.*)<\/div>\s*<\/body>/s.exec(indexHtml);
-  if (!match?.[1]) throw new Error('index.html has no <div id="root">…</div> before </body>');
-  return match[1]
-    .replace(LOGO_SOURCE, `src="${logoUrl}"`)
-    .replace(USERNAME_PLACEHOLDER, config.username);
-}
 
 const fragment = (html: string) => {
   const template = document.createElement('template');
@@ -74,8 +55,10 @@ describe('the login screen shown by index.html before the JavaScript arrives', (
     expect(staticRootMarkup()).toContain(`src="${logoUrl}"`);
   });
 
-  it('has the page language, a title and no inline script or style that the CSP would block', () => {
+  it('has the page language, a title and no inline script or style but the build’s (allowed by hash)', () => {
     expect(indexHtml).toMatch(/<html lang="es">/);
+    // The build writes the video shell's script here (scripts/video-shell.ts), and the CSS.
+    expect(indexHtml.split(VIDEO_SHELL_PLACEHOLDER)).toHaveLength(2);
     expect(indexHtml).toMatch(/<title>Ingresar — Capacitación silo bolsa<\/title>/);
     const doc = new DOMParser().parseFromString(indexHtml, 'text/html');
     expect([...doc.querySelectorAll('script')].every((script) => script.src !== '')).toBe(true);

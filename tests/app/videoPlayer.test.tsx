@@ -3,7 +3,6 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
-import { startVideoEarly } from '../../src/screens/VideoPlayer/earlyVideo';
 import { SIGNOUT_URL, countRequests, server } from './msw';
 import { renderApp, type RenderAppOptions } from './renderApp';
 import { EMPRESA, NOMBRES, freshSession } from './sessions';
@@ -170,35 +169,6 @@ describe('the video', () => {
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
     expect(load).toHaveBeenCalledOnce();
     expect(screen.queryByRole('alert')).toBeNull();
-  });
-});
-
-describe('the video started before the screen arrived (main.tsx, with a session at start)', () => {
-  it('is adopted by the Player, shown, rather than a second element that would ask again', async () => {
-    startVideoEarly();
-    const early = document.querySelector('video')!;
-    expect(early).not.toBeVisible();
-    expect(early.querySelector('source')).toHaveAttribute('src', config.videoUrl);
-    const { video, unmount } = await openVideoScreen();
-    expect(video).toBe(early);
-    expect(document.querySelectorAll('video')).toHaveLength(1);
-    expect(video.closest('.player')).not.toBeNull();
-    expect(video).toBeVisible();
-    expect(video).toHaveAttribute('preload', 'metadata');
-    expect(video).toHaveAttribute('poster', config.posterUrl);
-    unmount();
-    expect(document.querySelector('video')).toBeNull();
-  });
-
-  it('reports a failure that happened before the screen arrived (here a refused session)', async () => {
-    server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 401 })));
-    startVideoEarly();
-    fireEvent.error(document.querySelector('video source')!);
-    renderApp({ route: PATHS.video, seed: freshSession() });
-    await waitFor(() => expect(window.location.pathname).toBe(PATHS.login));
-    expect(await screen.findByRole('status')).toHaveTextContent(
-      'Su sesión expiró. Ingrese nuevamente.',
-    );
   });
 });
 

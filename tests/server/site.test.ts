@@ -186,30 +186,34 @@ describe('robots.txt at the origin root', () => {
   });
 });
 
-describe('the inline style of the built index.html', () => {
+describe('the inline style and script of the built index.html', () => {
   const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
 
-  it('is allowed by its hash, and nothing else inline is', async () => {
+  it('are allowed by their hashes, and nothing else inline is', async () => {
     const dist = fakeDist();
     const css = '.login{display:flex}:root{color:#1f2a1f}';
+    const js = '(function(e){document.title=e})(`Video`);';
     writeFileSync(
       join(dist, 'index.html'),
-      `<!doctype html><html lang="es"><head><style>${css}</style></head><body><div id="root"></div></body></html>`,
+      `<!doctype html><html lang="es"><head><style>${css}</style><script type="module" crossorigin src="/capacitacion/assets/index-x.js"></script></head>` +
+        `<body><div id="root"></div><script>${js}</script></body></html>`,
     );
     const app = await testServer({ DIST_DIR: dist });
     for (const url of [LOGIN, '/api/video']) {
       const csp = (await app.inject({ url })).headers['content-security-policy'] as string;
       expect(csp).toContain(`;style-src 'self' 'sha256-${sha256(css)}';`);
+      expect(csp).toContain(`;script-src 'self' 'sha256-${sha256(js)}';`);
       expect(csp).not.toContain('unsafe-inline');
     }
     await app.close();
     rmSync(dist, { recursive: true, force: true });
   });
 
-  it('is not allowed when the build has none (style-src stays self)', async () => {
+  it('are not allowed when the build has none (style-src and script-src stay self)', async () => {
     const app = await testServer();
     const csp = (await app.inject({ url: LOGIN })).headers['content-security-policy'] as string;
     expect(csp).toContain(";style-src 'self';");
+    expect(csp).toContain("script-src 'self';");
     await app.close();
   });
 });

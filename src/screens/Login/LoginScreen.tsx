@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useRef, type FormEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, type FormEvent } from 'react';
 import type { AuthEvent } from '../../../machines/authMachine';
 import type { SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/AuthProvider';
+import { dropVideoShell } from '../../boot/videoShell';
 import { config } from '../../config';
 import { preloadVideoPlayerScreen } from '../VideoPlayer/load';
 import { useDocumentTitle } from '../useDocumentTitle';
@@ -33,6 +34,8 @@ function eventFor(result: SigninResult): AuthEvent {
  */
 export function LoginScreen() {
   useDocumentTitle(LOGIN_TITLE);
+  // index.html may have guessed the video screen from a stored session the machine refused.
+  useLayoutEffect(dropVideoShell, []);
   const actorRef = AuthActor.useActorRef();
   const view = AuthActor.useSelector(selectLoginView, sameLoginView);
   // Before hydration a press of Enter would submit the form natively, password in the URL.

@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import { resilientStorage } from '../../auth/storage';
+import { createPlayerVideo, takeShellVideo } from '../../boot/videoShell';
 import { config } from '../../config';
-import { createPlayerVideo, takeEarlyVideo } from './earlyVideo';
 import { useKeyboardShortcuts } from './useKeyboardShortcuts';
 import { positionKey, useResumePosition } from './useResumePosition';
 import { useVideoProblem } from './useVideoProblem';
@@ -22,17 +22,17 @@ export function Player() {
     handlers.current = problem;
   });
 
-  // The <video> is not rendered by React: the one main.tsx started before this chunk arrived
-  // (earlyVideo.ts) is adopted, already loading; without it, an identical one is made. Layout
-  // effect: the element is in place before the other hooks' effects read videoRef.
+  // The <video> is not rendered by React: the one index.html started before the bundle arrived
+  // (src/boot/videoShell.ts) is adopted, already loading; without it, an identical one is made.
+  // Layout effect: the element is in place before the other hooks' effects read videoRef.
   useLayoutEffect(() => {
     const slot = slotRef.current;
     if (!slot) return;
     let failedEarly = false;
     if (!videoRef.current) {
-      const early = takeEarlyVideo();
+      const early = takeShellVideo();
       failedEarly = early?.failed ?? false;
-      videoRef.current = early?.video ?? createPlayerVideo();
+      videoRef.current = early?.video ?? createPlayerVideo(config);
     }
     const video = videoRef.current;
     const source = video.querySelector('source');

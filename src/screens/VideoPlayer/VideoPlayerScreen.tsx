@@ -1,15 +1,16 @@
 import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/AuthProvider';
+import { VIDEO_TITLE } from '../../boot/videoShell';
 import { useDocumentTitle } from '../useDocumentTitle';
 import { Background } from './Background';
 import { Player } from './Player';
 import { SessionButton } from './SessionButton';
-import './VideoPlayer.css';
 
-export const VIDEO_TITLE = 'Video';
-
-/** The training video screen; only rendered for a logged-in visitor (see routes.tsx). */
+/**
+ * The training video screen; only rendered for a logged-in visitor (see routes.tsx). index.html
+ * may already show its first render (src/boot/videoShell.ts); keep the two identical.
+ */
 export default function VideoPlayerScreen() {
   useDocumentTitle(VIDEO_TITLE);
   const actorRef = AuthActor.useActorRef();

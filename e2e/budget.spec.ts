@@ -7,19 +7,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
+import { eagerAssetUrls } from '../scripts/bench/bundle';
 import { BASE, url } from './site';
 
 const BUDGET_BYTES = 110 * 1024;
 const DIST = 'dist';
 
-/** The files index.html makes the browser fetch before the app runs. */
+/** The files index.html makes the browser fetch before the app runs (the bench's rule). */
 function eagerAssets(): string[] {
   const html = readFileSync(join(DIST, 'index.html'), 'utf8');
-  const refs = [
-    ...html.matchAll(/<script[^>]+type="module"[^>]+src="([^"]+)"/g),
-    ...html.matchAll(/<link[^>]+rel="(?:modulepreload|stylesheet)"[^>]+href="([^"]+)"/g),
-  ].map((match) => match[1]!);
-  return refs.map((ref) => ref.replace(`${BASE}/`, ''));
+  return eagerAssetUrls(html).map((ref) => ref.replace(`${BASE}/`, ''));
 }
 
 test('keeps the login page eager JS+CSS within 110 KB gzip', () => {

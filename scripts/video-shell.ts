@@ -1,36 +1,42 @@
 /**
- * Writes the video shell (src/boot/videoShell.ts) into index.html as one inline classic script
- * at the top of <body>, with what it needs to know: the session's key and age limit, the media
- * URLs, the login markup's logo, and (in a build) the banner's and the video screen's files. The server allows
- * exactly that script by its hash (server/security.ts).
+ * Writes the page's boot (src/boot/videoShell.ts) into index.html at the top of <body>: its
+ * settings as JSON (the session's key and age limit, the media URLs, the login markup's logo,
+ * and in a build the app's entry and the video screen's files), then the script itself. In a
+ * build the boot starts the app, so Vite's own entry tag goes. The server allows exactly that
+ * script by its hash (server/security.ts).
  */
 import { minify, type Plugin } from 'vite';
 import { SESSION_KEY, SESSION_MAX_AGE_S } from '../machines/session';
 import {
+  BOOT_CONFIG_ID,
   VIDEO_TITLE,
+  bootPage,
   createPlayerVideo,
-  showVideoShell,
-  type ShellConfig,
+  type BootConfig,
 } from '../src/boot/videoShell';
 import { documentTitle } from '../src/screens/useDocumentTitle';
 import type { ClientConfig } from './client-config';
 
-/** Where index.html takes the script. */
+/** Where index.html takes the boot. */
 export const VIDEO_SHELL_PLACEHOLDER = '<!-- video-shell -->';
 
-/** JSON that cannot end the script element it sits in. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+/** On a link so slow that the video's metadata takes longer, the app starts anyway. */
+export const APP_WAIT_MS = 3_000;
 
-/** The script's text, minified: every page load carries it, the login's too. */
-export async function shellScript(config: ShellConfig): Promise<string> {
-  const source = `(${String(showVideoShell)})(${scriptJson(config)}, ${String(createPlayerVideo)});`;
-  const { code, errors } = await minify('video-shell.js', source);
+/** The boot's settings as an inert element; `<` escaped so that nothing in them ends it. */
+export const bootConfigHtml = (config: BootConfig) =>
+  `<script type="application/json" id="${BOOT_CONFIG_ID}">${JSON.stringify(config).replace(/</g, '\\u003c')}</script>`;
+
+/** The boot script's text, minified: every page load carries it. Independent of the settings. */
+export async function bootScript(): Promise<string> {
+  const source = `(${String(bootPage)})(JSON.parse(document.getElementById(${JSON.stringify(BOOT_CONFIG_ID)}).textContent), ${String(createPlayerVideo)});`;
+  const { code, errors } = await minify('boot.js', source);
   if (errors.length) throw new Error(`video-shell: ${errors.map((e) => e.message).join('; ')}`);
-  // A configured URL holding these would end the script element early, or open a comment.
-  if (/<\/script|<!--/i.test(code))
-    throw new Error('video-shell: the script holds </script or <!--');
   return code.trim();
 }
+
+/** Vite's module entry tag in the built index.html. */
+const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;
 
 export function videoShellPlugin(client: ClientConfig): Plugin {
   return {
@@ -41,6 +47,7 @@ export function videoShellPlugin(client: ClientConfig): Plugin {
         const base = client.basePath;
         let bannerUrl = `${base}/src/assets/banner.svg`;
         let modules: string[] = [];
+        let entry: string | null = null;
         if (bundle) {
           const files = Object.values(bundle);
           const banner = files.find(
@@ -49,12 +56,15 @@ export function videoShellPlugin(client: ClientConfig): Plugin {
           const screen = files.find(
             (file) => file.type === 'chunk' && file.name === 'VideoPlayerScreen',
           );
-          if (!banner || screen?.type !== 'chunk')
-            throw new Error('video-shell: the build has no banner.svg or VideoPlayerScreen chunk');
+          const entryTag = ENTRY_TAG.exec(html);
+          if (!banner || screen?.type !== 'chunk' || !entryTag?.[1])
+            throw new Error('video-shell: the build has no banner.svg, screen chunk or entry tag');
           bannerUrl = `${base}/${banner.fileName}`;
-          // The entry is already on its way from the HTML; the rest the screen needs is not.
-          const entry = files.find((file) => file.type === 'chunk' && file.isEntry)?.fileName;
-          modules = [screen.fileName, ...screen.imports.filter((name) => name !== entry)].map(
+          entry = entryTag[1];
+          html = html.replace(entryTag[0], '');
+          // The entry comes with the app; the rest the screen needs is fetched now.
+          const entryFile = files.find((file) => file.type === 'chunk' && file.isEntry)?.fileName;
+          modules = [screen.fileName, ...screen.imports.filter((name) => name !== entryFile)].map(
             (name) => `${base}/${name}`,
           );
         }
@@ -63,7 +73,9 @@ export function videoShellPlugin(client: ClientConfig): Plugin {
         // The same logo as the login markup's (a data: URI in a build: no request).
         const logoUrl = /<img class="login__logo" src="([^"]+)"/.exec(html)?.[1];
         if (!logoUrl) throw new Error('video-shell: index.html has no login logo');
-        const script = await shellScript({
+        const config: BootConfig = {
+          entry,
+          appWaitMs: APP_WAIT_MS,
           sessionKey: SESSION_KEY,
           maxAgeS: SESSION_MAX_AGE_S,
           title: documentTitle(VIDEO_TITLE),
@@ -73,8 +85,11 @@ export function videoShellPlugin(client: ClientConfig): Plugin {
           logoUrl,
           bannerUrl,
           modules,
-        });
-        return html.replace(VIDEO_SHELL_PLACEHOLDER, `<script>${script}</script>`);
+        };
+        return html.replace(
+          VIDEO_SHELL_PLACEHOLDER,
+          `${bootConfigHtml(config)}\n    <script>${await bootScript()}</script>`,
+        );
       },
     },
   };

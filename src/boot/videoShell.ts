@@ -1,16 +1,20 @@
 /**
- * The video screen before the JavaScript bundle. A returning visitor's first view is the video,
- * yet on a slow link the bundle takes seconds, and until it runs index.html shows the login
- * markup. So the build writes `showVideoShell` into index.html as a small inline script
- * (scripts/video-shell.ts) at the top of <body>: with a stored session that looks live, it puts
- * the video screen's first render before #root (which styles.css then hides), with the real
- * <video> already loading, and starts the screen's chunk. React then renders the screen and the
- * Player adopts that very element (`takeShellVideo`); a second element would ask the server
- * again. The stored session is only a hint here: the machine decides (a screen other than the
- * video drops the shell), and the server answers the video only to a live session cookie.
+ * What index.html runs before anything else (scripts/video-shell.ts writes `bootPage` into it as
+ * a small inline script at the top of <body>, allowed by its hash in the CSP; its settings sit
+ * beside it as JSON). It starts the app's bundle, with one exception.
  *
- * `createPlayerVideo` and `showVideoShell` are copied into the page as source text: they must
- * use nothing from outside their own bodies.
+ * A returning visitor's first view is the video, yet on a slow link the bundle takes seconds,
+ * and until it runs index.html shows the login markup. So with a stored session that looks
+ * live, `bootPage` puts the video screen's first render before #root (which styles.css then
+ * hides), with the real <video> already loading, and starts the screen's chunk; the bundle
+ * waits for the video's metadata, because on a slow link it would share the bandwidth and the
+ * main thread with the video's first bytes. React then renders the screen and the Player adopts
+ * that very element (`takeShellVideo`); a second element would ask the server again. The stored
+ * session is only a hint here: the machine decides (a screen other than the video drops the
+ * shell), and the server answers the video only to a live session cookie.
+ *
+ * `createPlayerVideo` and `bootPage` are copied into the page as source text: they must use
+ * nothing from outside their own bodies.
  */
 
 export interface PlayerSources {
@@ -19,7 +23,11 @@ export interface PlayerSources {
   captionsUrl: string;
 }
 
-export interface ShellConfig extends PlayerSources {
+export interface BootConfig extends PlayerSources {
+  /** The app's module entry; null in development, where Vite's own tag loads it. */
+  entry: string | null;
+  /** How long the bundle waits, at most, for the shell's video to know its metadata. */
+  appWaitMs: number;
   sessionKey: string;
   maxAgeS: number;
   title: string;
@@ -30,6 +38,9 @@ export interface ShellConfig extends PlayerSources {
 }
 
 const SHELL_ID = 'video-shell';
+
+/** The id of the JSON element holding the boot's settings. */
+export const BOOT_CONFIG_ID = 'boot-config';
 
 /** The video screen's document title, the shell's and the screen's. */
 export const VIDEO_TITLE = 'Video';
@@ -59,30 +70,45 @@ export function createPlayerVideo(sources: PlayerSources): HTMLVideoElement {
 }
 
 /**
- * Shows the video screen in place of the login markup when local storage holds a session that
- * looks live (the machine's own check, machines/session.ts, is stricter and decides later).
- * The markup is VideoPlayerScreen's first render (tests/app/videoShell.test.tsx keeps them
- * identical); the greeting goes in as text, never as markup.
+ * Starts the app, and before that shows the video screen when local storage holds a session
+ * that looks live (the machine's own check, machines/session.ts, is stricter and decides
+ * later). The markup is VideoPlayerScreen's first render (tests/app/videoShell.test.tsx keeps
+ * them identical); the greeting goes in as text, never as markup.
  */
-export function showVideoShell(
-  config: ShellConfig,
+export function bootPage(
+  config: BootConfig,
   makeVideo: (sources: PlayerSources) => HTMLVideoElement,
 ): void {
+  let appStarted = false;
+  const startApp = () => {
+    if (appStarted || !config.entry) return;
+    appStarted = true;
+    const script = document.createElement('script');
+    script.type = 'module';
+    script.crossOrigin = '';
+    script.src = config.entry;
+    document.head.append(script);
+  };
   let session: { loggedIn?: unknown; timestamp?: unknown; nombres?: unknown; empresa?: unknown };
   try {
     session = JSON.parse(localStorage.getItem(config.sessionKey) ?? 'null') ?? {};
   } catch {
-    return;
+    return startApp();
   }
   const ageS = Date.now() / 1000 - Number(session.timestamp);
-  if (session.loggedIn !== true || !(ageS >= 0 && ageS < config.maxAgeS)) return;
+  if (session.loggedIn !== true || !(ageS >= 0 && ageS < config.maxAgeS)) return startApp();
 
   // First, so that the video's requests leave as early as they can.
   const video = makeVideo(config);
   // Remembered for the Player, which reports a load that failed before it arrived.
-  const failed = () => video.setAttribute('data-failed', '');
+  const failed = () => {
+    video.setAttribute('data-failed', '');
+    startApp();
+  };
   video.addEventListener('error', failed);
   video.querySelector('source')?.addEventListener('error', failed);
+  video.addEventListener('loadedmetadata', startApp);
+  setTimeout(startApp, config.appWaitMs);
   const element = (tag: string, props: Record<string, string> = {}, ...children: Node[]) => {
     const node = document.createElement(tag);
     for (const [name, value] of Object.entries(props)) node.setAttribute(name, value);
@@ -155,6 +181,24 @@ export function showVideoShell(
   // unseen until the Player takes the video out of the shell and removes it.
   document.body.prepend(element('div', { id: 'video-shell' }, screen));
   document.title = config.title;
+}
+
+/**
+ * Resolves once the shell's video knows its metadata (or failed), at most after `capMs`; at
+ * once without a shell. On a slow phone React's first render holds the main thread for a
+ * while, and the video's metadata, then a tap on play, need that thread first.
+ */
+export function shellVideoSettled(capMs: number): Promise<void> {
+  const video = document.querySelector<HTMLVideoElement>(`#${SHELL_ID} video`);
+  if (!video || video.readyState >= HTMLMediaElement.HAVE_METADATA) return Promise.resolve();
+  if (video.hasAttribute('data-failed')) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    video.addEventListener('loadedmetadata', done, { once: true });
+    video.addEventListener('error', done, { once: true });
+    video.querySelector('source')?.addEventListener('error', done, { once: true });
+    setTimeout(done, capMs);
+  });
 }
 
 /** The shell's video for the Player (once), and whether its load already failed. */

@@ -9,7 +9,7 @@ import { VIDEO_TITLE } from '../../src/boot/videoShell';
 import { config } from '../../src/config';
 import { documentTitle } from '../../src/screens/useDocumentTitle';
 import { USERNAME_PLACEHOLDER } from '../../scripts/client-config';
-import { shellScript } from '../../scripts/video-shell';
+import { APP_WAIT_MS, bootConfigHtml, bootScript } from '../../scripts/video-shell';
 
 export const indexHtml = readFileSync(resolve(__dirname, '../../index.html'), 'utf8');
 
@@ -29,21 +29,25 @@ export function staticRootMarkup(): string {
 }
 
 export const SCREEN_MODULE = '/capacitacion/assets/VideoPlayerScreen-test.js';
+export const APP_ENTRY = '/capacitacion/assets/index-test.js';
+
+/** The app's entry as the boot starts it: a module script in <head>. */
+export const appEntryScripts = () =>
+  document.head.querySelectorAll(`script[type="module"][src="${APP_ENTRY}"]`);
 
 /**
- * What the browser does with index.html's body: the shell's script as the build writes it
- * (scripts/video-shell.ts), run as page source text, then #root with the login markup.
+ * What the browser does with index.html's body: the boot's settings and script as the build
+ * writes them (scripts/video-shell.ts), the script run as page source text, then #root with the
+ * login markup.
  */
 export async function loadIndexHtmlBody(): Promise<HTMLElement> {
   const root = document.createElement('div');
   root.id = 'root';
   root.innerHTML = staticRootMarkup();
-  onTestFinished(() => {
-    root.remove();
-    document.getElementById('video-shell')?.remove();
-    for (const link of document.head.querySelectorAll('link[rel="modulepreload"]')) link.remove();
-  });
-  const script = await shellScript({
+  const settings = document.createElement('template');
+  settings.innerHTML = bootConfigHtml({
+    entry: APP_ENTRY,
+    appWaitMs: APP_WAIT_MS,
     sessionKey: SESSION_KEY,
     maxAgeS: SESSION_MAX_AGE_S,
     title: documentTitle(VIDEO_TITLE),
@@ -55,8 +59,17 @@ export async function loadIndexHtmlBody(): Promise<HTMLElement> {
     bannerUrl,
     modules: [SCREEN_MODULE],
   });
+  const settingsElement = settings.content.firstElementChild!;
+  document.body.prepend(settingsElement);
+  onTestFinished(() => {
+    root.remove();
+    settingsElement.remove();
+    document.getElementById('video-shell')?.remove();
+    for (const link of document.head.querySelectorAll('link[rel="modulepreload"]')) link.remove();
+    for (const script of appEntryScripts()) script.remove();
+  });
   // Indirect eval: global scope, like a classic <script>; nothing of this module is visible.
-  (0, eval)(script);
+  (0, eval)(await bootScript());
   document.body.append(root);
   return root;
 }

@@ -4,10 +4,11 @@
  */
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
-import { SCREEN_MODULE, loadIndexHtmlBody } from './indexHtml';
+import { APP_WAIT_MS } from '../../scripts/video-shell';
+import { SCREEN_MODULE, appEntryScripts, loadIndexHtmlBody } from './indexHtml';
 import { server } from './msw';
 import { renderApp } from './renderApp';
 import { EMPRESA, NOMBRES, freshSession, storedSession } from './sessions';
@@ -89,6 +90,41 @@ describe('with a live stored session, before the bundle', () => {
     const button = shell()!.querySelector('.session-button')!;
     expect(button.textContent).toBe(`Hola ${nombres} / ${EMPRESA}`);
     expect(button.children).toHaveLength(0);
+  });
+});
+
+describe('the app bundle, which the boot starts', () => {
+  it('starts at once without a live session', async () => {
+    await openWithShell(null, PATHS.login);
+    expect(appEntryScripts()).toHaveLength(1);
+    expect(appEntryScripts()[0]).toHaveAttribute('crossorigin', '');
+  });
+
+  it.each([
+    ['the video knows its metadata', (video: HTMLVideoElement) => fireEvent.loadedMetadata(video)],
+    [
+      'the video failed',
+      (video: HTMLVideoElement) => fireEvent.error(video.querySelector('source')!),
+    ],
+  ])(
+    'waits, with the video screen shown, until %s: the bundle would share the slow link with it',
+    async (_, settle) => {
+      await openWithShell(freshSession());
+      expect(appEntryScripts()).toHaveLength(0);
+      settle(shell()!.querySelector('video')!);
+      expect(appEntryScripts()).toHaveLength(1);
+      fireEvent.loadedMetadata(shell()!.querySelector('video')!);
+      expect(appEntryScripts()).toHaveLength(1);
+    },
+  );
+
+  it(`starts after ${APP_WAIT_MS / 1000} s when the video has neither metadata nor failed`, async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    await openWithShell(freshSession());
+    vi.advanceTimersByTime(APP_WAIT_MS - 1);
+    expect(appEntryScripts()).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(appEntryScripts()).toHaveLength(1);
   });
 });
 

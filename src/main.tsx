@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App } from './App';
 import { createAppAuthMachine } from './auth/AuthProvider';
@@ -22,8 +22,12 @@ const app = (
 );
 
 if (firstRoute === 'login' && container.firstElementChild) {
-  // index.html already shows the login form: adopt it, with whatever was typed into it.
-  hydrateRoot(container, app);
+  // index.html already shows the login form: adopt it, with whatever was typed into it. As a
+  // transition, hydration yields to the browser every few ms instead of holding a slow phone's
+  // main thread for one long task.
+  startTransition(() => {
+    hydrateRoot(container, app);
+  });
 } else {
   // The session is known now: fetch the video screen while React starts (index.html's shell
   // has already asked for it and for the video, when it saw the session too).

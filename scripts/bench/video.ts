@@ -236,7 +236,24 @@ async function playOnce(browser: Browser, site: Site): Promise<RunResult> {
       .catch(() => false);
     const seek = framed ? await page.evaluate(seekAndPlay, SEEK_FRACTION) : null;
     const state = await page.evaluate(() => window.__benchVideo!);
-    return { state, seek, ...media() };
+    // The page counts from navigation start, which comes a little before the document request
+    // that the protocol's times count from; on a busy machine by more than the few ms between a
+    // seek and its request. Both are put on the page's clock.
+    const documentRequestAt = await page.evaluate(
+      () =>
+        (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).fetchStart,
+    );
+    const { chunks, requests, fileSize } = media();
+    return {
+      state,
+      seek,
+      fileSize,
+      chunks: chunks.map((chunk) => ({ ...chunk, at: chunk.at + documentRequestAt })),
+      requests: requests.map((request) => ({
+        ...request,
+        sentAt: request.sentAt + documentRequestAt,
+      })),
+    };
   } finally {
     await context.close();
   }

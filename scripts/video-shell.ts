@@ -1,5 +1,5 @@
 /**
- * Writes the page's boot (src/boot/videoShell.ts) into index.html at the top of <body>: its
+ * Writes the page's boot (src/boot/videoShell.ts) into index.html right after #root: its
  * settings as JSON (the session's key and age limit, the media URLs, the login markup's logo,
  * and in a build the app's entry and the video screen's files), then the script itself. In a
  * build the boot starts the app, so Vite's own entry tag goes. The server allows exactly that

@@ -2,6 +2,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServerConfig } from './config.js';
 
@@ -37,9 +38,11 @@ export function inlineHashes(distDir: string): { styles: string[]; scripts: stri
  * styles through the DOM, which style-src does not govern); no 'unsafe-inline'.
  * `upgrade-insecure-requests` is left out: over plain HTTP on a LAN it would break the site.
  */
-export function cspDirectives(config: ServerConfig): Record<string, string[]> {
+export function cspDirectives(
+  config: ServerConfig,
+  inline = inlineHashes(config.distDir),
+): Record<string, string[]> {
   const { connect, media, img } = config.outsideOrigins;
-  const inline = inlineHashes(config.distDir);
   return {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'", ...inline.scripts],
@@ -52,6 +55,31 @@ export function cspDirectives(config: ServerConfig): Record<string, string[]> {
     baseUri: ["'none'"],
     frameAncestors: ["'none'"],
     formAction: ["'self'"],
+  };
+}
+
+/** The header as helmet writes it: `default-src 'self';script-src …`. */
+export const cspHeader = (directives: Record<string, string[]>) =>
+  Object.entries(directives)
+    .map(
+      ([name, values]) =>
+        `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${values.join(' ')}`,
+    )
+    .join(';');
+
+/**
+ * The CSP for index.html itself, from the hashes of the file as it is now: a build made while
+ * the server runs (or after it started without one) must not have its boot script blocked,
+ * which would leave the page without its app. Recomputed only when the file changes.
+ */
+export function pageCsp(config: ServerConfig): () => Promise<string> {
+  const indexFile = join(config.distDir, 'index.html');
+  let cached: { mtimeMs: number; size: number; header: string } | undefined;
+  return async () => {
+    const { mtimeMs, size } = await stat(indexFile);
+    if (cached?.mtimeMs !== mtimeMs || cached.size !== size)
+      cached = { mtimeMs, size, header: cspHeader(cspDirectives(config)) };
+    return cached.header;
   };
 }
 

@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { ServerConfig } from '../config.js';
 import { apiError, errorHandler } from '../errors.js';
+import { pageCsp } from '../security.js';
 
 /** Vite names everything under assets/ by content hash: a new build means new names. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -54,13 +55,14 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
     },
   });
 
+  const csp = pageCsp(config);
   const page = async (_request: FastifyRequest, reply: FastifyReply) => {
     const built = await stat(indexFile).then(
       (stats) => stats.isFile(),
       () => false,
     );
     if (!built) return reply.code(503).header('cache-control', 'no-store').send(NOT_BUILT);
-    return reply.sendFile('index.html');
+    return reply.header('content-security-policy', await csp()).sendFile('index.html');
   };
   app.get(loginPath, page);
   app.get(`${base}/VideoPlayer`, page);

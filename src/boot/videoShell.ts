@@ -1,6 +1,6 @@
 /**
  * What index.html runs before anything else (scripts/video-shell.ts writes `bootPage` into it as
- * a small inline script at the top of <body>, allowed by its hash in the CSP; its settings sit
+ * a small inline script right after #root, allowed by its hash in the CSP; its settings sit
  * beside it as JSON). It starts the app's bundle, with one exception.
  *
  * A returning visitor's first view is the video, yet on a slow link the bundle takes seconds,
@@ -179,38 +179,43 @@ export function bootPage(
     document.head.append(element('link', { rel: 'modulepreload', href, crossorigin: '' }));
   // Before #root, which styles.css hides while the shell is there: React renders into it
   // unseen until the Player takes the video out of the shell and removes it.
-  document.body.prepend(element('div', { id: 'video-shell' }, screen));
+  document.getElementById('root')?.before(element('div', { id: 'video-shell' }, screen));
   document.title = config.title;
 }
 
-/**
- * Resolves once the shell's video knows its metadata (or failed), at most after `capMs`; at
- * once without a shell. On a slow phone React's first render holds the main thread for a
- * while, and the video's metadata, then a tap on play, need that thread first.
- */
-export function shellVideoSettled(capMs: number): Promise<void> {
-  const video = document.querySelector<HTMLVideoElement>(`#${SHELL_ID} video`);
-  if (!video || video.readyState >= HTMLMediaElement.HAVE_METADATA) return Promise.resolve();
-  if (video.hasAttribute('data-failed')) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => resolve();
-    video.addEventListener('loadedmetadata', done, { once: true });
-    video.addEventListener('error', done, { once: true });
-    video.querySelector('source')?.addEventListener('error', done, { once: true });
-    setTimeout(done, capMs);
-  });
-}
+/** The shell's video, paused and out of the page, kept for the Player that a retry brings. */
+let setAside: HTMLVideoElement | undefined;
 
-/** The shell's video for the Player (once), and whether its load already failed. */
-export function takeShellVideo(): { video: HTMLVideoElement; failed: boolean } | undefined {
+/**
+ * The shell's video for the Player (once): whether its load already failed, and whether it had
+ * the focus (moving an element loses it).
+ */
+export function takeShellVideo():
+  { video: HTMLVideoElement; failed: boolean; focused: boolean } | undefined {
   const shell = document.getElementById(SHELL_ID);
-  if (!shell) return undefined;
-  const video = shell.querySelector('video');
-  shell.remove();
+  const video = shell?.querySelector('video') ?? setAside;
+  setAside = undefined;
+  const focused = video !== undefined && document.activeElement === video;
+  shell?.remove();
   if (!video) return undefined;
   const failed = video.hasAttribute('data-failed');
   video.removeAttribute('data-failed');
-  return { video, failed };
+  return { video, failed, focused };
+}
+
+/**
+ * For the chunk's error message, which the shell would hide: the shell goes, and its video waits,
+ * paused where the visitor was, for the Player that "Reintentar" brings.
+ */
+export function setShellAside(): void {
+  const shell = document.getElementById(SHELL_ID);
+  if (!shell) return;
+  const video = shell.querySelector('video');
+  if (video) {
+    video.pause();
+    setAside = video;
+  }
+  shell.remove();
 }
 
 /**
@@ -219,11 +224,11 @@ export function takeShellVideo(): { video: HTMLVideoElement; failed: boolean } |
  */
 export function dropVideoShell(): void {
   const shell = document.getElementById(SHELL_ID);
-  if (!shell) return;
-  const video = shell.querySelector('video');
+  const video = shell?.querySelector('video') ?? setAside;
+  setAside = undefined;
   if (video) {
     video.querySelector('source')?.remove();
     video.load();
   }
-  shell.remove();
+  shell?.remove();
 }

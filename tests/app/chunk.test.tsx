@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
 import * as load from '../../src/screens/VideoPlayer/load';
+import { loadIndexHtmlBody } from './indexHtml';
 import { renderApp } from './renderApp';
 import { EMPRESA, NOMBRES, freshSession } from './sessions';
 
@@ -39,6 +40,28 @@ describe('the lazy VideoPlayer chunk', () => {
     // A new attempt, not the cached failure of the first.
     expect(loader).toHaveBeenLastCalledWith(1);
     expect(screen.queryByText(MESSAGE)).toBeNull();
+  });
+
+  it('keeps the video that index.html started, paused where it was, for the retry', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    loader.mockRejectedValueOnce(new TypeError('Failed to fetch dynamically imported module'));
+    localStorage.setItem('session', freshSession());
+    window.history.replaceState(null, '', PATHS.video);
+    const root = await loadIndexHtmlBody();
+    const shellVideo = document.querySelector<HTMLVideoElement>('#video-shell video')!;
+    await shellVideo.play();
+    const { user } = renderApp({ route: PATHS.video, container: root });
+
+    // The shell would hide the message: it goes, and no video is on the page meanwhile.
+    expect(await screen.findByText(MESSAGE)).toBeInTheDocument();
+    expect(document.getElementById('video-shell')).toBeNull();
+    expect(document.querySelector('video')).toBeNull();
+    expect(shellVideo.paused).toBe(true);
+
+    await user.click(screen.getByRole('button', { name: 'Reintentar' }));
+    await screen.findByRole('button', { name: `Hola ${NOMBRES} / ${EMPRESA}` });
+    expect(document.querySelector('video')).toBe(shellVideo);
+    expect(shellVideo.querySelector('source')).toHaveAttribute('src', config.videoUrl);
   });
 
   it('counts as failed when it has not arrived after the chunk timeout (120 s)', async () => {

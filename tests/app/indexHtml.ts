@@ -9,7 +9,12 @@ import { VIDEO_TITLE } from '../../src/boot/videoShell';
 import { config } from '../../src/config';
 import { documentTitle } from '../../src/screens/useDocumentTitle';
 import { USERNAME_PLACEHOLDER } from '../../scripts/client-config';
-import { APP_WAIT_MS, bootConfigHtml, bootScript } from '../../scripts/video-shell';
+import {
+  APP_WAIT_MS,
+  VIDEO_SHELL_PLACEHOLDER,
+  bootConfigHtml,
+  bootScript,
+} from '../../scripts/video-shell';
 
 export const indexHtml = readFileSync(resolve(__dirname, '../../index.html'), 'utf8');
 
@@ -21,8 +26,10 @@ export const LOGO_SOURCE = 'src="/src/assets/logo.svg"';
  * resolves it (vite.config.ts inlines it as a data: URI, in index.html and in the import alike).
  */
 export function staticRootMarkup(): string {
-  const match = /<div id="root">(.*)<\/div>\s*<\/body>/s.exec(indexHtml);
-  if (!match?.[1]) throw new Error('index.html has no <div id="root">…</div> before </body>');
+  const match = new RegExp(`<div id="root">(.*)</div>\\s*${VIDEO_SHELL_PLACEHOLDER}`, 's').exec(
+    indexHtml,
+  );
+  if (!match?.[1]) throw new Error('index.html has no <div id="root">…</div> before the boot');
   return match[1]
     .replace(LOGO_SOURCE, `src="${logoUrl}"`)
     .replace(USERNAME_PLACEHOLDER, config.username);
@@ -36,9 +43,9 @@ export const appEntryScripts = () =>
   document.head.querySelectorAll(`script[type="module"][src="${APP_ENTRY}"]`);
 
 /**
- * What the browser does with index.html's body: the boot's settings and script as the build
- * writes them (scripts/video-shell.ts), the script run as page source text, then #root with the
- * login markup.
+ * What the browser does with index.html's body: #root with the login markup, then the boot's
+ * settings and script as the build writes them (scripts/video-shell.ts), the script run as page
+ * source text.
  */
 export async function loadIndexHtmlBody(): Promise<HTMLElement> {
   const root = document.createElement('div');
@@ -60,7 +67,7 @@ export async function loadIndexHtmlBody(): Promise<HTMLElement> {
     modules: [SCREEN_MODULE],
   });
   const settingsElement = settings.content.firstElementChild!;
-  document.body.prepend(settingsElement);
+  document.body.append(root, settingsElement);
   onTestFinished(() => {
     root.remove();
     settingsElement.remove();
@@ -70,6 +77,5 @@ export async function loadIndexHtmlBody(): Promise<HTMLElement> {
   });
   // Indirect eval: global scope, like a classic <script>; nothing of this module is visible.
   (0, eval)(await bootScript());
-  document.body.append(root);
   return root;
 }

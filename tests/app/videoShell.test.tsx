@@ -71,6 +71,22 @@ describe('with a live stored session, before the bundle', () => {
     expect(shellVideo.isEqualNode(original)).toBe(true);
   });
 
+  it('keeps the focus on the video, and where the visitor started watching', async () => {
+    localStorage.setItem('videoPosition:' + config.videoUrl, '30');
+    const { start } = await openWithShell(freshSession());
+    const video = shell()!.querySelector('video')!;
+    // Chromium focuses a video with controls; jsdom only what has a tabindex.
+    video.tabIndex = 0;
+    video.focus();
+    expect(document.activeElement).toBe(video);
+    await video.play();
+    start();
+    await waitFor(() => expect(shell()).toBeNull());
+    expect(document.activeElement).toBe(video);
+    fireEvent.loadedMetadata(video);
+    expect(video.currentTime).toBe(0);
+  });
+
   it('reports a video load that failed before React arrived', async () => {
     server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 401 })));
     const { start } = await openWithShell(freshSession());

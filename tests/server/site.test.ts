@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoLeak, fakeDist, listen, rawRequest, testServer } from './helpers.js';
@@ -205,6 +205,32 @@ describe('the inline style and script of the built index.html', () => {
       expect(csp).toContain(`;script-src 'self' 'sha256-${sha256(js)}';`);
       expect(csp).not.toContain('unsafe-inline');
     }
+    await app.close();
+    rmSync(dist, { recursive: true, force: true });
+  });
+
+  it('follow a build made while the server runs, and leave inert JSON out', async () => {
+    const dist = fakeDist();
+    const indexFile = join(dist, 'index.html');
+    const page = (js: string) =>
+      `<!doctype html><html lang="es"><head></head><body><div id="root"></div>` +
+      `<script type="application/json" id="boot-config">{"a":1}</script><script>${js}</script></body></html>`;
+    writeFileSync(indexFile, page('document.title=`uno`;'));
+    const app = await testServer({ DIST_DIR: dist });
+    const cspOf = async (url: string) =>
+      (await app.inject({ url })).headers['content-security-policy'] as string;
+    expect(await cspOf(LOGIN)).toContain(
+      `script-src 'self' 'sha256-${sha256('document.title=`uno`;')}';`,
+    );
+    expect(await cspOf(LOGIN)).not.toContain(sha256('{"a":1}'));
+
+    writeFileSync(indexFile, page('document.title=`dos, más largo`;'));
+    utimesSync(indexFile, new Date(), new Date(Date.now() + 5_000));
+    const csp = await cspOf(LOGIN.replace(/login$/, 'VideoPlayer'));
+    expect(csp).toContain(
+      `script-src 'self' 'sha256-${sha256('document.title=`dos, más largo`;')}';`,
+    );
+    expect(csp).not.toContain(sha256('document.title=`uno`;'));
     await app.close();
     rmSync(dist, { recursive: true, force: true });
   });

@@ -1,5 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
-import { dropVideoShell } from '../../boot/videoShell';
+import { setShellAside } from '../../boot/videoShell';
 
 interface Props {
   onRetry: () => void;
@@ -18,8 +18,8 @@ export class ChunkErrorBoundary extends Component<Props, { failed: boolean }> {
   }
 
   componentDidCatch(error: Error, info: ErrorInfo) {
-    // index.html's video shell would hide this message.
-    dropVideoShell();
+    // index.html's video shell would hide this message; its video waits for the retry.
+    setShellAside();
     console.error('The video screen failed to load or render', error, info.componentStack);
   }
 

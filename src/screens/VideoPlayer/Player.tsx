@@ -29,9 +29,11 @@ export function Player() {
     const slot = slotRef.current;
     if (!slot) return;
     let failedEarly = false;
+    let focusedEarly = false;
     if (!videoRef.current) {
       const early = takeShellVideo();
       failedEarly = early?.failed ?? false;
+      focusedEarly = early?.focused ?? false;
       videoRef.current = early?.video ?? createPlayerVideo(config);
     }
     const video = videoRef.current;
@@ -42,6 +44,7 @@ export function Player() {
     source?.addEventListener('error', onError);
     video.addEventListener('play', onPlay);
     slot.append(video);
+    if (focusedEarly) video.focus();
     if (failedEarly) onError();
     return () => {
       video.removeEventListener('error', onError);

@@ -29,6 +29,8 @@ export function useResumePosition(
     let lastSaveMs = 0;
 
     const restore = () => {
+      // Started before the app arrived (index.html's shell plays natively): the visitor chose.
+      if (!video.paused || video.currentTime > 0) return;
       const seconds = readPosition(storage.getItem(key));
       const { duration } = video;
       if (seconds === null || (Number.isFinite(duration) && seconds >= duration)) return;

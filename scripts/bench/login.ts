@@ -14,7 +14,7 @@ import { closeOnAbort, launchBrowser, phoneContext, throttledPage } from './brow
 import { median, seconds, type Measurement } from './measure';
 import type { Site } from './site';
 
-const RUNS = 3;
+const RUNS = 5;
 /** After `load`, React takes the markup over; a shift or a new LCP candidate then still counts. */
 const SETTLE_MS = 2_000;
 

@@ -89,18 +89,14 @@ export function bootPage(
     script.src = config.entry;
     document.head.append(script);
   };
-  // The login: the app's script goes in from a task of its own. Asking for a module script
-  // costs a slow phone some 10 ms; after the parse's own task rather than inside it, neither
-  // task is long (Lighthouse's Total Blocking Time counts each one above 50 ms).
-  const startLogin = () => void setTimeout(startApp);
   let session: { loggedIn?: unknown; timestamp?: unknown; nombres?: unknown; empresa?: unknown };
   try {
     session = JSON.parse(localStorage.getItem(config.sessionKey) ?? 'null') ?? {};
   } catch {
-    return startLogin();
+    return startApp();
   }
   const ageS = Date.now() / 1000 - Number(session.timestamp);
-  if (session.loggedIn !== true || !(ageS >= 0 && ageS < config.maxAgeS)) return startLogin();
+  if (session.loggedIn !== true || !(ageS >= 0 && ageS < config.maxAgeS)) return startApp();
 
   // First, so that the video's requests leave as early as they can.
   const video = makeVideo(config);

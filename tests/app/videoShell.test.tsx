@@ -110,11 +110,8 @@ describe('with a live stored session, before the bundle', () => {
 });
 
 describe('the app bundle, which the boot starts', () => {
-  it('starts without a live session, in the task after the page is parsed', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
+  it('starts at once without a live session', async () => {
     await openWithShell(null, PATHS.login);
-    expect(appEntryScripts()).toHaveLength(0);
-    vi.advanceTimersByTime(0);
     expect(appEntryScripts()).toHaveLength(1);
     expect(appEntryScripts()[0]).toHaveAttribute('crossorigin', '');
   });
@@ -156,12 +153,8 @@ describe('without a live stored session', () => {
     ['two hours old', storedSession({ timestamp: now() - 7200 })],
     ['from the future', storedSession({ timestamp: now() + 60 })],
     ['no timestamp', storedSession({ timestamp: 'ayer' })],
-  ])('leaves the login markup alone, and starts the app (%s)', async (_, seed) => {
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
+  ])('leaves the login markup alone (%s)', async (_, seed) => {
     const { root } = await openWithShell(seed);
-    expect(appEntryScripts()).toHaveLength(0);
-    vi.advanceTimersByTime(0);
-    expect(appEntryScripts()).toHaveLength(1);
     expect(shell()).toBeNull();
     expect(root.querySelector('#password')).not.toBeNull();
     expect(document.querySelector('video')).toBeNull();

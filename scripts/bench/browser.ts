@@ -60,7 +60,7 @@ export function closeOnAbort(browser: Browser, signal: AbortSignal): void {
  * the functions handed to the page (init scripts, evaluate) carry those calls with them, so the
  * page needs a `__name` of its own.
  */
-const KEEP_NAMES_SHIM = 'globalThis.__name ??= (fn) => fn;';
+export const KEEP_NAMES_SHIM = 'globalThis.__name ??= (fn) => fn;';
 
 /** A fresh phone context per run: no cache, cookies or storage carried from a previous run. */
 export async function phoneContext(browser: Browser): Promise<BrowserContext> {

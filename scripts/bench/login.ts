@@ -11,6 +11,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { KEEP_NAMES_SHIM } from './browser';
 import { launchCdpBrowser, throttledTab, type CdpBrowser } from './cdp';
 import { median, seconds, type Measurement } from './measure';
 import type { Site } from './site';
@@ -95,8 +96,7 @@ async function startBarePageServer(): Promise<{ url: string; server: Server }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
 }
 
-/** tsx (esbuild keepNames) wraps inner functions in `__name(fn, "name")`: the page needs one. */
-const READ_VITALS = `globalThis.__name ??= (fn) => fn; (${readVitals.toString()})()`;
+const READ_VITALS = `${KEEP_NAMES_SHIM} (${readVitals.toString()})()`;
 
 async function loadOnce(browser: CdpBrowser, url: string): Promise<Vitals> {
   const tab = await throttledTab(browser);

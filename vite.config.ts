@@ -1,12 +1,12 @@
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
-import { USERNAME_PLACEHOLDER, clientConfigFromEnv } from './scripts/client-config';
+import { clientConfig as readClientConfig } from './config/settings';
 import { inlineEntryCssPlugin } from './scripts/inline-css';
 import { precompressPlugin } from './scripts/precompress';
-import { videoShellPlugin } from './scripts/video-shell';
+import { USERNAME_PLACEHOLDER, videoShellPlugin } from './scripts/video-shell';
 
-const clientConfig = clientConfigFromEnv(process.env);
+const clientConfig = readClientConfig(process.env);
 
 /** The login markup in index.html carries the configured shared username, as React renders it. */
 function sharedUsername(username: string): Plugin {
@@ -48,6 +48,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'server', include: ['tests/server/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: { name: 'config', include: ['tests/config/**/*.test.ts'], environment: 'node' },
       },
       {
         extends: true,

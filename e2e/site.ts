@@ -1,10 +1,10 @@
 /** Facts about the site under test, shared by the global set-up and the tests. */
-import { clientConfigFromEnv } from '../scripts/client-config';
+import { clientConfig } from '../config/settings';
 
 export const E2E_PASSWORD = 'clave-e2e-Silo-2023';
 export const WRONG_PASSWORD = 'no-es-la-clave';
 
-const client = clientConfigFromEnv(process.env);
+const client = clientConfig(process.env);
 export const BASE = client.basePath;
 export const SESSION_TIMEOUT_MS = client.sessionTimeoutMs;
 

@@ -1,7 +1,7 @@
 /**
  * `npm run test:load`: a bounded load test of the real built server (under 60 s in all).
  *
- * Builds if needed, starts `dist-server/index.js` on a free loopback port, signs in, then for
+ * Builds if needed, starts `dist-server/server/index.js` on a free loopback port, signs in, then for
  * LOAD_SECONDS (30) holds LOAD_STREAMS (50) video streams that keep seeking: each stream is one
  * keep-alive connection asking `/api/video` with `Range: bytes=<random start>-`, reading either
  * to the end or a few hundred KB before it seeks again (aborting the request, as a browser does).

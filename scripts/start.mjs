@@ -1,36 +1,12 @@
 // `npm start`: installs when node_modules is missing, builds when the build is missing, stale
 // or made with other build-time settings, then runs the server in the foreground.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
-
-/** What the client build bakes in (scripts/client-config.ts); a change needs a new build. */
-const BUILD_VARS = [
-  'BASE_PATH',
-  'SHARED_USERNAME',
-  'API_URL',
-  'VIDEO_URL',
-  'CAPTIONS_URL',
-  'SESSION_TIMEOUT_MS',
-  'SIGNIN_TIMEOUT_MS',
-  'CHUNK_TIMEOUT_MS',
-  'WEB_VITALS_URL',
-];
-/** A dotfile: the server never serves it. */
-const STAMP = join('dist', '.build-env.json');
-const SOURCES = [
-  'src',
-  'server',
-  'machines',
-  'public',
-  'index.html',
-  'vite.config.ts',
-  'package-lock.json',
-];
 
 /** The child in the foreground (install, build, then the server); signals go to it. */
 let current = null;
@@ -62,43 +38,17 @@ async function npm(args) {
   }
 }
 
-/** Newest modification time under a file or directory (0 when absent). */
-function newest(path) {
-  if (!existsSync(path)) return 0;
-  const stats = statSync(path);
-  if (!stats.isDirectory()) return stats.mtimeMs;
-  let latest = stats.mtimeMs;
-  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
-  return latest;
-}
+// With dev packages even under NODE_ENV=production: the build needs them.
+if (!existsSync('node_modules')) await npm(['ci', '--include=dev']);
 
-function whyBuild(buildEnv) {
-  if (!existsSync(join('dist', 'index.html'))) return 'dist/index.html is missing';
-  if (!existsSync(join('dist-server', 'index.js'))) return 'dist-server/index.js is missing';
-  if (!existsSync(STAMP)) return 'the build has no record of its settings';
-  let recorded;
-  try {
-    recorded = JSON.parse(readFileSync(STAMP, 'utf8'));
-  } catch {
-    return 'the build record is unreadable';
-  }
-  const changed = BUILD_VARS.filter((name) => recorded[name] !== buildEnv[name]);
-  if (changed.length) return `build settings changed: ${changed.join(', ')}`;
-  const stampTime = statSync(STAMP).mtimeMs;
-  if (SOURCES.some((source) => newest(source) > stampTime))
-    return 'sources changed since the build';
-  return null;
-}
-
-if (!existsSync('node_modules')) await npm(['ci']);
-
-const buildEnv = Object.fromEntries(BUILD_VARS.map((name) => [name, process.env[name] ?? null]));
-const reason = whyBuild(buildEnv);
+// The build check is TypeScript, shared with the settings table: loaded once packages exist.
+const { tsImport } = await import('tsx/esm/api');
+const { SERVER_ENTRY, recordBuild, whyBuild } = await tsImport('./build-check.ts', import.meta.url);
+const reason = whyBuild(root, process.env);
 if (reason) {
   console.log(`Building (${reason})…`);
   await npm(['run', 'build']);
-  // Written after the build: vite empties dist/ first.
-  writeFileSync(STAMP, `${JSON.stringify(buildEnv, null, 2)}\n`);
+  recordBuild(root, process.env);
 }
 
-process.exit(await run(process.execPath, [join('dist-server', 'index.js')]));
+process.exit(await run(process.execPath, [SERVER_ENTRY]));

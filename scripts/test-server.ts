@@ -13,7 +13,7 @@ export interface RunningServer {
 }
 
 export function buildIfMissing(): void {
-  if (existsSync('dist/index.html') && existsSync('dist-server/index.js')) return;
+  if (existsSync('dist/index.html') && existsSync('dist-server/server/index.js')) return;
   const build = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
   if (build.status !== 0) throw new Error('npm run build failed');
 }
@@ -30,7 +30,7 @@ export const freePort = () =>
 
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist-server/index.js'], {
+  const child = spawn(process.execPath, ['dist-server/server/index.js'], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

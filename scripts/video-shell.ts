@@ -15,7 +15,10 @@ import {
   type BootConfig,
 } from '../src/boot/videoShell';
 import { documentTitle } from '../src/screens/useDocumentTitle';
-import type { ClientConfig } from './client-config';
+import type { ClientConfig } from '../config/settings';
+
+/** Stands in index.html where the build writes the shared username. */
+export const USERNAME_PLACEHOLDER = '%SHARED_USERNAME%';
 
 /** Where index.html takes the boot. */
 export const VIDEO_SHELL_PLACEHOLDER = '<!-- video-shell -->';

@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { SCREEN_PATHS } from '../config/paths.js';
 import type { ServerConfig, TrustProxy } from './config.js';
 import { clientErrorHandler, errorHandler, frameworkErrors, notFoundHandler } from './errors.js';
 import { mediaRoutes } from './routes/media.js';
@@ -82,7 +83,7 @@ export async function buildServer(
   });
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler(`${config.basePath}/login`));
+  app.setNotFoundHandler(notFoundHandler(`${config.basePath}${SCREEN_PATHS.login}`));
   // Only JSON bodies mean anything here; a text body must get 415, not reach a handler.
   app.removeContentTypeParser('text/plain');
 

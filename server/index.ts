@@ -1,5 +1,6 @@
 import { access } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { SCREEN_PATHS } from '../config/paths.js';
 import { buildServer } from './app.js';
 import { configWarnings, loadConfig, type ServerConfig } from './config.js';
 
@@ -57,7 +58,7 @@ async function main() {
   await app.listen({ port: config.port, host: config.host });
   const { address, port } = app.server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
-  console.log(`\n  Capacitación: http://${host}:${port}${config.basePath}/login\n`);
+  console.log(`\n  Capacitación: http://${host}:${port}${config.basePath}${SCREEN_PATHS.login}\n`);
 }
 
 main().catch((error: unknown) => {

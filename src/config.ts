@@ -1,7 +1,7 @@
-import type { ClientConfig } from '../scripts/client-config';
+import type { ClientConfig } from '../config/settings';
 
 /**
- * The client's configuration, fixed at build time (scripts/client-config.ts validates it and
+ * The client's configuration, fixed at build time (config/settings.ts validates it and
  * vite.config.ts injects it). Read here once so that no other module touches the global.
  */
 export type AppConfig = ClientConfig;

@@ -2,14 +2,15 @@ import type { ReactNode } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { createActor } from 'xstate';
 import type { AuthMachine } from '../machines/authMachine';
+import { SCREEN_PATHS } from '../config/paths';
 import { useIsLoggedIn } from './auth/AuthProvider';
 import { config } from './config';
 import { LoginScreen } from './screens/Login/LoginScreen';
 import { VideoPlayerRoute } from './screens/VideoPlayer/VideoPlayerRoute';
 
 export const PATHS = {
-  login: `${config.basePath}/login`,
-  video: `${config.basePath}/VideoPlayer`,
+  login: `${config.basePath}${SCREEN_PATHS.login}`,
+  video: `${config.basePath}${SCREEN_PATHS.video}`,
 } as const;
 
 /** The video screen is for logged-in visitors; logout and expiry send them to the login. */

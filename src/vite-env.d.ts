@@ -1,4 +1,4 @@
 /// <reference types="vite/client" />
 
 /** Replaced at build time by vite.config.ts (`define`) with the client config as JSON. */
-declare const __APP_CONFIG__: import('../scripts/client-config').ClientConfig;
+declare const __APP_CONFIG__: import('../config/settings').ClientConfig;

@@ -47,7 +47,7 @@ export async function startBenchServer(
   const origin = `http://127.0.0.1:${port}`;
   mkdirSync(dirname(logFile), { recursive: true });
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['dist-server/index.js'], {
+  const child = spawn(process.execPath, ['dist-server/server/index.js'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',

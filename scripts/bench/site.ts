@@ -1,5 +1,5 @@
 /** What every measurement knows about the site under test. */
-import { clientConfigFromEnv } from '../client-config';
+import { clientConfig } from '../../config/settings';
 
 export interface Site {
   /** e.g. http://127.0.0.1:40123 */
@@ -16,7 +16,7 @@ export interface Site {
 
 /** The same build-time settings the app and the server were built with. */
 export function siteSettings(env: NodeJS.ProcessEnv) {
-  const client = clientConfigFromEnv(env);
+  const client = clientConfig(env);
   return {
     base: client.basePath,
     username: client.username,

@@ -2,6 +2,7 @@ import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import { apiError } from '../errors.js';
+import { MAX_FIELD_LENGTH } from '../../machines/session.js';
 import { verifyPassword } from '../password.js';
 import { clearSessionCookie, setSessionCookie, tokenFrom } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
@@ -9,7 +10,6 @@ import type { Refusal, SigninLimiter } from '../signin-limiter.js';
 
 /** ASVS asks for at least 64 characters; beyond a few hundred nobody types a password. */
 export const MAX_PASSWORD_LENGTH = 1024;
-const MAX_USERNAME_LENGTH = 200;
 /** Room for a maximal password in 4-byte characters, and no more. */
 export const SIGNIN_BODY_LIMIT = 8 * 1024 + 4 * MAX_PASSWORD_LENGTH;
 
@@ -27,7 +27,7 @@ const bodySchema = {
       required: ['usuario', 'contraseña'],
       additionalProperties: false,
       properties: {
-        usuario: { type: 'string', minLength: 1, maxLength: MAX_USERNAME_LENGTH },
+        usuario: { type: 'string', minLength: 1, maxLength: MAX_FIELD_LENGTH },
         contraseña: { type: 'string', minLength: 1, maxLength: MAX_PASSWORD_LENGTH },
       },
     },

@@ -2,6 +2,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { SCREEN_PATHS } from '../../config/paths.js';
 import type { ServerConfig } from '../config.js';
 import { apiError, errorHandler } from '../errors.js';
 import { pageCsp } from '../security.js';
@@ -26,7 +27,7 @@ const NOT_BUILT = apiError(
  */
 export async function siteRoutes(app: FastifyInstance, { config }: { config: ServerConfig }) {
   const base = config.basePath;
-  const loginPath = `${base}/login`;
+  const loginPath = `${base}${SCREEN_PATHS.login}`;
   const indexFile = join(config.distDir, 'index.html');
   const assetsDir = join(config.distDir, 'assets') + sep;
 
@@ -65,7 +66,7 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
     return reply.header('content-security-policy', await csp()).sendFile('index.html');
   };
   app.get(loginPath, page);
-  app.get(`${base}/VideoPlayer`, page);
+  app.get(`${base}${SCREEN_PATHS.video}`, page);
 
   app.get('/robots.txt', async (_request, reply) =>
     reply

@@ -8,7 +8,7 @@ import logoUrl from '../../src/assets/logo.svg';
 import { VIDEO_TITLE } from '../../src/boot/videoShell';
 import { config } from '../../src/config';
 import { documentTitle } from '../../src/screens/useDocumentTitle';
-import { USERNAME_PLACEHOLDER } from '../../scripts/client-config';
+import { USERNAME_PLACEHOLDER } from '../../scripts/video-shell';
 import {
   APP_WAIT_MS,
   VIDEO_SHELL_PLACEHOLDER,

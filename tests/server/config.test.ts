@@ -6,7 +6,8 @@ import {
   configWarnings,
   loadConfig,
 } from '../../server/config.js';
-import { parsePasswordHash, verifyPassword } from '../../server/password.js';
+import { parsePasswordHash } from '../../config/password-hash.js';
+import { verifyPassword } from '../../server/password.js';
 import { REPO } from './helpers.js';
 
 const REAL_HASH =

@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   SCRYPT_DEFAULTS,
-  hashPassword,
   parsePasswordHash,
-  verifyPassword,
   type PasswordHash,
-} from '../../server/password.js';
+} from '../../config/password-hash.js';
+import { hashPassword, verifyPassword } from '../../server/password.js';
 
 // Composed "ñ" (U+00F1) and an emoji outside the BMP: the kinds of input that break naive code.
 const PASSWORD = 'contraseña ñ 😀';

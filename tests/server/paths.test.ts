@@ -17,7 +17,7 @@ const DECOYS = [
   '.env',
   '.git/config',
   'server/app.ts',
-  'dist-server/index.js',
+  'dist-server/server/index.js',
   'media/sample.mp4',
   'secret.txt',
   'etc/passwd',
@@ -33,13 +33,13 @@ function repoSecrets(): { name: string; bytes: Buffer }[] {
     bytes: readFileSync(join(REPO, file)).subarray(start, start + length),
   });
   // The server's build is there only after `npm run build`; the rest is in every checkout.
-  const built = existsSync(join(REPO, 'dist-server/index.js'));
+  const built = existsSync(join(REPO, 'dist-server/server/index.js'));
   return [
     slice('package.json', 0, 120),
     slice('server/app.ts', 200, 120),
     slice('server/config.ts', 400, 120),
     slice('.git/config', 0, 40),
-    ...(built ? [slice('dist-server/index.js', 100, 120)] : []),
+    ...(built ? [slice('dist-server/server/index.js', 100, 120)] : []),
     slice('media/sample.mp4', 4096, 256),
     slice('media/sample.es.vtt', 0, 60),
     slice('media/poster.jpg', 2048, 256),
@@ -120,7 +120,7 @@ describe('path traversal through a real port', () => {
     // Plain and dot-dot
     '/package.json',
     '/server/app.ts',
-    '/dist-server/index.js',
+    '/dist-server/server/index.js',
     '/.env',
     '/.git/config',
     '/capacitacion/.build-env.json',

@@ -1,0 +1,406 @@
+/**
+ * Every setting of the site, declared once: name, default, parser, who reads it and what it
+ * means. The server's config (server/config.ts), the client's build-time config
+ * (vite.config.ts), `npm start`'s rebuild check (scripts/start.mjs) and the README's
+ * configuration table (tests/config/readme.test.ts) all come from this table.
+ *
+ * Unset means the default; set-but-empty is a value (and usually a mistake, reported), except
+ * where empty is documented as "not configured".
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { MAX_FIELD_LENGTH, SESSION_TIMEOUT_MS } from '../machines/session.js';
+import { parsePasswordHash } from './password-hash.js';
+
+/** Who reads a setting: the server at start, the build (a change needs a new build), or both. */
+export type Reader = 'server' | 'build' | 'both';
+
+type Parser<T> = z.ZodType<T, string>;
+
+interface Setting<R extends Reader, T> {
+  readBy: R;
+  default: string;
+  parse: Parser<T>;
+  meaning: string;
+  /** The README's default column, where the raw default says too little. */
+  shown?: string;
+}
+
+const setting = <R extends Reader, T>(
+  readBy: R,
+  defaultValue: string,
+  parse: Parser<T>,
+  meaning: string,
+  shown?: string,
+): Setting<R, T> => ({ readBy, default: defaultValue, parse, meaning, shown });
+
+/** Published in the README; a server using it says so loudly and refuses to run in production. */
+export const DEMO_PASSWORD = 'silobolsa2023';
+
+/** ASVS 4.0.3 V2.2.1: no more than 100 failed attempts per hour on one account. */
+export const MAX_FAILURES_PER_HOUR_CEILING = 100;
+
+const MIN_SECRET_LENGTH = 32;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** What Fastify's `trustProxy` accepts, minus the hop count it no longer honours on its own. */
+export type TrustProxy = boolean | string[] | { hops: number };
+
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .refine((raw) => /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max, {
+      error: (issue) =>
+        `must be a whole number from ${min} to ${max} (got "${String(issue.input)}")`,
+    })
+    .transform(Number);
+
+const name = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_FIELD_LENGTH, `must be at most ${MAX_FIELD_LENGTH} characters`);
+
+const path = z.string().min(1, 'must not be empty');
+
+/** Trimmed: a hash or secret pasted from a terminal often carries a newline. */
+const trimmed = z.string().transform((raw) => raw.trim());
+
+const basePath = z
+  .string()
+  .transform((raw) => raw.replace(/\/+$/, ''))
+  .refine((base) => /^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/.test(base), {
+    error: 'must look like /capacitacion (no trailing slash)',
+  });
+
+/** Empty (same origin), a path on this server, or an http(s) URL elsewhere. */
+const urlOrPath = trimmed
+  .refine((raw) => raw === '' || raw.startsWith('/') || outsideOrigin(raw) !== null, {
+    error: 'must be an http(s) URL or a path starting with /',
+  })
+  .transform((raw) => raw.replace(/\/+$/, ''));
+
+/** The origin of a URL on another host; null for a path or anything that is not http(s). */
+export function outsideOrigin(raw: string): string | null {
+  if (raw === '' || raw.startsWith('/')) return null;
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+function trustProxy(raw: string): TrustProxy | null {
+  const lower = raw.toLowerCase();
+  if (lower === 'false') return false;
+  if (lower === 'true') return true;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops === 0) return false;
+    return hops <= 10 ? { hops } : null;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const valid = entries.every((entry) => {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || rest.length) return false;
+    if (prefix === undefined) return true;
+    return /^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  });
+  return valid ? entries : null;
+}
+
+export const SETTINGS = {
+  PORT: setting('server', '8080', wholeNumber(0, 65_535), 'listen port (`0`: any free port)'),
+  HOST: setting('server', '127.0.0.1', name, 'listen address (`0.0.0.0` to serve the network)'),
+  BASE_PATH: setting(
+    'both',
+    '/capacitacion',
+    basePath,
+    'where the site lives; every other path redirects to `{base}/login`',
+  ),
+  SHARED_USERNAME: setting(
+    'both',
+    'capacitacion',
+    name,
+    'the fixed shared username the login sends as `usuario`',
+  ),
+  PASSWORD_HASH: setting(
+    'server',
+    '',
+    trimmed.refine((text) => text === '' || parsePasswordHash(text) !== null, {
+      error: 'is not a hash made by `npm run hash-password` (scrypt$N$r$p$salt$key)',
+    }),
+    'the output of `npm run hash-password` (scrypt, parameters inside)',
+    `(empty: demo password \`${DEMO_PASSWORD}\`)`,
+  ),
+  EMPRESA: setting(
+    'server',
+    'Agro Demo S.A.',
+    name,
+    `company name the signin returns (at most ${MAX_FIELD_LENGTH} characters)`,
+  ),
+  NOMBRES: setting(
+    'server',
+    'Visitante Demo',
+    name,
+    `the visitor's names the signin returns (at most ${MAX_FIELD_LENGTH} characters)`,
+  ),
+  SESSION_SECRET: setting(
+    'server',
+    '',
+    trimmed.refine((text) => text === '' || text.length >= MIN_SECRET_LENGTH, {
+      error: `must be at least ${MIN_SECRET_LENGTH} characters`,
+    }),
+    `signs the session cookie; at least ${MIN_SECRET_LENGTH} characters`,
+    '(empty: a public development secret)',
+  ),
+  SESSION_TTL_S: setting(
+    'server',
+    '7200',
+    wholeNumber(1, 31 * 24 * 3600),
+    'server session lifetime, from signin',
+  ),
+  SESSION_MAX_COUNT: setting(
+    'server',
+    '10000',
+    wholeNumber(1, 10_000_000),
+    'most server sessions kept in memory (least recently used dropped)',
+  ),
+  NODE_ENV: setting(
+    'server',
+    'development',
+    z.string(),
+    '`production` refuses the demo password and the default secret, and turns on HSTS',
+  ),
+  TRUST_PROXY: setting(
+    'server',
+    'false',
+    z.string().transform((raw, context) => {
+      const parsed = trustProxy(raw);
+      if (parsed !== null) return parsed;
+      context.addIssue({
+        code: 'custom',
+        message:
+          'must be true, false, a number of proxy hops (1-10) or a comma list of proxy addresses/CIDRs',
+      });
+      return z.NEVER;
+    }),
+    '`true`, `false`, a hop count, or a comma list of proxy addresses: lets limits see real client addresses',
+  ),
+  VIDEO_FILE: setting('server', 'media/sample.mp4', path, 'the training video the server protects'),
+  CAPTIONS_FILE: setting('server', 'media/sample.es.vtt', path, 'its Spanish captions'),
+  POSTER_FILE: setting('server', 'media/poster.jpg', path, 'its poster image'),
+  DIST_DIR: setting('server', 'dist', path, 'the built front end'),
+  SIGNIN_FREE_FAILURES: setting(
+    'server',
+    '5',
+    wholeNumber(0, 20),
+    'failed signins per address with no wait',
+  ),
+  SIGNIN_BACKOFF_BASE_MS: setting(
+    'server',
+    '1000',
+    wholeNumber(1, 3_600_000),
+    'first wait after those, doubling each failure',
+  ),
+  SIGNIN_BACKOFF_MAX_MS: setting('server', '300000', wholeNumber(1, 3_600_000), 'longest wait'),
+  SIGNIN_MAX_FAILURES_PER_HOUR: setting(
+    'server',
+    '100',
+    wholeNumber(1, MAX_FAILURES_PER_HOUR_CEILING),
+    `hard cap per address in any sliding hour (at most ${MAX_FAILURES_PER_HOUR_CEILING})`,
+  ),
+  SIGNIN_MAX_CONCURRENT_HASHES: setting(
+    'server',
+    '1',
+    wholeNumber(1, 64),
+    'password hashes computed at once, site-wide (each takes a core for about 150 ms)',
+  ),
+  SIGNIN_MAX_WAITING_HASHES: setting(
+    'server',
+    '32',
+    wholeNumber(0, 1_000),
+    'signins waiting for a hash; more get 429 with `Retry-After: 1`',
+  ),
+  SIGNIN_MAX_REQUESTS_PER_MINUTE: setting(
+    'server',
+    '30',
+    wholeNumber(1, 10_000),
+    'requests to `/api/users/*` per address per minute, whatever their outcome',
+  ),
+  SIGNIN_MAX_TRACKED_ADDRESSES: setting(
+    'server',
+    '10000',
+    wholeNumber(100, 1_000_000),
+    'memory bound of the limiter',
+  ),
+  LOG_LEVEL: setting(
+    'server',
+    'info',
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+    LOG_LEVELS.map((level) => `\`${level}\``).join(', '),
+  ),
+  API_URL: setting(
+    'both',
+    '',
+    urlOrPath,
+    'the `{api}` of the signin call; an outside origin is added to the CSP',
+    '(empty: same origin)',
+  ),
+  VIDEO_URL: setting(
+    'both',
+    '',
+    urlOrPath,
+    'the video; an outside host is not protected by this server',
+    '`{API_URL}/api/video`',
+  ),
+  CAPTIONS_URL: setting(
+    'both',
+    '',
+    urlOrPath,
+    'the captions track',
+    '`{API_URL}/api/video/captions.vtt`',
+  ),
+  SESSION_TIMEOUT_MS: setting(
+    'build',
+    String(SESSION_TIMEOUT_MS),
+    wholeNumber(1, 2_147_483_647),
+    'the inactivity timer of the spec (20 h, see below)',
+  ),
+  SIGNIN_TIMEOUT_MS: setting(
+    'build',
+    '15000',
+    wholeNumber(1, 600_000),
+    'a signin with no answer by then counts as a connection failure',
+  ),
+  CHUNK_TIMEOUT_MS: setting(
+    'build',
+    '120000',
+    wholeNumber(1, 3_600_000),
+    "the video screen's chunk load timeout",
+  ),
+  WEB_VITALS_URL: setting(
+    'both',
+    '',
+    urlOrPath,
+    'where web vitals are sent with `sendBeacon`',
+    '(empty: nothing is loaded or sent)',
+  ),
+};
+
+export type SettingName = keyof typeof SETTINGS;
+type ReaderOf<N extends SettingName> = (typeof SETTINGS)[N]['readBy'];
+export type ServerSettingName = {
+  [N in SettingName]: ReaderOf<N> extends 'build' ? never : N;
+}[SettingName];
+export type BuildSettingName = {
+  [N in SettingName]: ReaderOf<N> extends 'server' ? never : N;
+}[SettingName];
+export type SettingValues<N extends SettingName> = {
+  [K in N]: z.output<(typeof SETTINGS)[K]['parse']>;
+};
+
+const ALL = Object.keys(SETTINGS) as SettingName[];
+export const SERVER_SETTINGS = ALL.filter(
+  (key) => SETTINGS[key].readBy !== 'build',
+) as ServerSettingName[];
+export const BUILD_SETTINGS = ALL.filter(
+  (key) => SETTINGS[key].readBy !== 'server',
+) as BuildSettingName[];
+
+/** Rules between settings, checked when the settings they name are valid. */
+const RULES: {
+  names: SettingName[];
+  problem: (values: Record<string, unknown>) => string | null;
+}[] = [
+  {
+    names: ['SIGNIN_BACKOFF_BASE_MS', 'SIGNIN_BACKOFF_MAX_MS'],
+    problem: (v) =>
+      Number(v.SIGNIN_BACKOFF_MAX_MS) < Number(v.SIGNIN_BACKOFF_BASE_MS)
+        ? 'SIGNIN_BACKOFF_MAX_MS must not be less than SIGNIN_BACKOFF_BASE_MS'
+        : null,
+  },
+  {
+    names: ['NODE_ENV', 'PASSWORD_HASH'],
+    problem: (v) =>
+      v.NODE_ENV === 'production' && v.PASSWORD_HASH === ''
+        ? 'PASSWORD_HASH must be set in production (the demo password is public); make one with `npm run hash-password`'
+        : null,
+  },
+  {
+    names: ['NODE_ENV', 'SESSION_SECRET'],
+    problem: (v) =>
+      v.NODE_ENV === 'production' && v.SESSION_SECRET === ''
+        ? 'SESSION_SECRET must be set in production (at least 32 random characters, e.g. `openssl rand -base64 48`)'
+        : null,
+  },
+];
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * The named settings from the environment, parsed; throws one error listing every problem, so
+ * that an operator fixes them in one pass, not one per restart.
+ */
+export function readSettings<N extends SettingName>(
+  env: Env,
+  names: readonly N[],
+): SettingValues<N> {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const key of names) {
+    const result = SETTINGS[key].parse.safeParse(env[key] ?? SETTINGS[key].default);
+    if (result.success) values[key] = result.data;
+    else problems.push(...result.error.issues.map((issue) => `${key} ${issue.message}`));
+  }
+  for (const rule of RULES) {
+    if (!rule.names.every((key) => key in values)) continue;
+    const problem = rule.problem(values);
+    if (problem) problems.push(problem);
+  }
+  if (problems.length) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
+  return values as SettingValues<N>;
+}
+
+/** What the browser needs to know, fixed at build time (src/config.ts reads it). */
+export interface ClientConfig {
+  basePath: string;
+  username: string;
+  apiUrl: string;
+  videoUrl: string;
+  captionsUrl: string;
+  /** The video's poster; gated by the server like the video itself. */
+  posterUrl: string;
+  sessionTimeoutMs: number;
+  signinTimeoutMs: number;
+  chunkTimeoutMs: number;
+  webVitalsUrl: string;
+}
+
+export function clientConfig(env: Env): ClientConfig {
+  const s = readSettings(env, BUILD_SETTINGS);
+  return {
+    basePath: s.BASE_PATH,
+    username: s.SHARED_USERNAME,
+    apiUrl: s.API_URL,
+    videoUrl: s.VIDEO_URL || `${s.API_URL}/api/video`,
+    captionsUrl: s.CAPTIONS_URL || `${s.API_URL}/api/video/captions.vtt`,
+    posterUrl: `${s.API_URL}/api/video/poster.jpg`,
+    sessionTimeoutMs: s.SESSION_TIMEOUT_MS,
+    signinTimeoutMs: s.SIGNIN_TIMEOUT_MS,
+    chunkTimeoutMs: s.CHUNK_TIMEOUT_MS,
+    webVitalsUrl: s.WEB_VITALS_URL,
+  };
+}
+
+/** The README's configuration table, one row per setting, in the table's order. */
+export function settingsTableRows(): string[][] {
+  return ALL.map((key) => {
+    const { readBy, meaning, shown } = SETTINGS[key];
+    const prefix =
+      readBy === 'build' ? '_build_: ' : readBy === 'both' ? '_build and server_: ' : '';
+    return [`\`${key}\``, shown ?? `\`${SETTINGS[key].default}\``, `${prefix}${meaning}`];
+  });
+}

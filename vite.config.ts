@@ -1,31 +1,15 @@
 import react from '@vitejs/plugin-react';
-import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import { clientConfig as readClientConfig } from './config/settings';
 import { inlineEntryCssPlugin } from './scripts/inline-css';
 import { precompressPlugin } from './scripts/precompress';
-import { USERNAME_PLACEHOLDER, videoShellPlugin } from './scripts/video-shell';
+import { prerenderPlugin } from './scripts/prerender';
 
 const clientConfig = readClientConfig(process.env);
 
-/** The login markup in index.html carries the configured shared username, as React renders it. */
-function sharedUsername(username: string): Plugin {
-  const escaped = username.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return {
-    name: 'shared-username',
-    transformIndexHtml: (html) => html.replace(USERNAME_PLACEHOLDER, escaped),
-  };
-}
-
 export default defineConfig({
   base: `${clientConfig.basePath}/`,
-  plugins: [
-    react(),
-    sharedUsername(clientConfig.username),
-    videoShellPlugin(clientConfig),
-    inlineEntryCssPlugin(),
-    precompressPlugin(),
-  ],
+  plugins: [react(), prerenderPlugin(), inlineEntryCssPlugin(), precompressPlugin()],
   define: {
     __APP_CONFIG__: JSON.stringify(clientConfig),
   },

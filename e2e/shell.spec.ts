@@ -1,20 +1,22 @@
 /**
- * index.html's video shell (src/boot/videoShell.ts) in Chromium: a returning visitor sees the
- * video screen, never the login form, before the bundle runs, and React adopts the shell's
- * video rather than asking for it again. Runs in the `desktop` and `phone` projects.
+ * What index.html shows before the app runs, in Chromium: the login prerendered in #root, and
+ * for a returning visitor the video screen, prerendered in a template that the boot script puts
+ * in its place; React then hydrates that very markup, video included, without replacing it.
+ * Runs in the `desktop` and `phone` projects.
  */
 import { expect, login, test } from './fixtures';
 import { BASE, url } from './site';
 
 interface FirstView {
   loginVisible: boolean;
-  shellVideoVisible: boolean;
+  videoVisible: boolean;
+  greeting: string | null;
 }
 
 declare global {
   interface Window {
     __firstView?: FirstView;
-    __shellVideo?: HTMLVideoElement | null;
+    __firstVideo?: HTMLVideoElement | null;
   }
 }
 
@@ -23,15 +25,16 @@ function recordFirstView() {
   document.addEventListener('readystatechange', () => {
     if (document.readyState !== 'interactive') return;
     const visible = (element: Element | null) => element?.checkVisibility() ?? false;
-    window.__shellVideo = document.querySelector<HTMLVideoElement>('#video-shell video');
+    window.__firstVideo = document.querySelector<HTMLVideoElement>('#root video');
     window.__firstView = {
       loginVisible: visible(document.getElementById('password')),
-      shellVideoVisible: visible(window.__shellVideo),
+      videoVisible: visible(window.__firstVideo),
+      greeting: document.querySelector('#root .session-button')?.textContent ?? null,
     };
   });
 }
 
-test('a returning visitor sees the video screen before the app runs, and keeps that video', async ({
+test('a returning visitor sees the video screen before the app runs, and React keeps that video', async ({
   page,
 }) => {
   await login(page);
@@ -39,37 +42,54 @@ test('a returning visitor sees the video screen before the app runs, and keeps t
   await page.addInitScript(recordFirstView);
   await page.reload();
 
-  await expect(page.getByRole('button', { name: /^Hola / })).toBeEnabled();
-  expect(await page.evaluate(() => window.__firstView)).toEqual({
-    loginVisible: false,
-    shellVideoVisible: true,
-  });
-  await expect(page.locator('#video-shell')).toHaveCount(0);
+  const button = page.getByRole('button', { name: /^Hola / });
+  await expect(button).toBeEnabled();
+  const first = await page.evaluate(() => window.__firstView);
+  expect(first).toMatchObject({ loginVisible: false, videoVisible: true });
+  expect(first?.greeting).toBe(await button.textContent());
   await expect(page.locator('video')).toHaveCount(1);
+  // Hydrated, not replaced: the element that started loading before the app is the one playing.
   expect(
-    await page.evaluate(() => document.querySelector('#root video') === window.__shellVideo),
+    await page.evaluate(() => document.querySelector('#root video') === window.__firstVideo),
   ).toBe(true);
   await expect(page.locator('video')).toBeVisible();
 });
 
-test('a stored session the app refuses shows the login form, not the shell', async ({
+test('the app hydrates the prerendered screens without a mismatch', async ({
   page,
   consoleWatch,
 }) => {
-  // This visitor has no session cookie: the shell's video, poster and captions are refused.
+  // React reports a hydration mismatch as a console error (and would re-render the screen).
+  await page.goto(url(`${BASE}/login`));
+  await expect(page.getByRole('button', { name: 'Ingresar' })).toBeEnabled();
+  await login(page);
+  await expect(page.getByRole('button', { name: /^Hola / })).toBeEnabled();
+  await page.reload();
+  await expect(page.getByRole('button', { name: /^Hola / })).toBeEnabled();
+  // The prerendered video screen carries no test hooks and no second copy of any element.
+  await expect(page.locator('[data-testid]')).toHaveCount(0);
+  expect(consoleWatch.errors).toEqual([]);
+});
+
+test('a stored session the app refuses shows the login form, not the video screen', async ({
+  page,
+  consoleWatch,
+}) => {
+  // This visitor has no session cookie: the video, poster and captions are refused.
   consoleWatch.allow(/status of 401/);
   await page.addInitScript(recordFirstView);
   await page.addInitScript(() => {
-    // Names longer than anyone types: the shell's quick check passes, the machine's does not.
+    // A session from a browser that has none on the server: the boot script shows the video
+    // screen; the server refuses the video, which ends the session at the login.
     const timestamp = Math.floor(Date.now() / 1000) - 60;
     const session = { loggedIn: true, username: 'capacitacion', timestamp, empresa: 'E' };
-    localStorage.setItem('session', JSON.stringify({ ...session, nombres: 'x'.repeat(500) }));
+    localStorage.setItem('session', JSON.stringify({ ...session, nombres: 'N' }));
   });
   await page.goto(url(`${BASE}/VideoPlayer`));
 
+  expect(await page.evaluate(() => window.__firstView?.videoVisible)).toBe(true);
   await expect(page).toHaveURL(url(`${BASE}/login`));
   await expect(page.getByLabel('Contraseña')).toBeVisible();
-  expect(await page.evaluate(() => window.__firstView?.shellVideoVisible)).toBe(true);
-  await expect(page.locator('#video-shell')).toHaveCount(0);
+  await expect(page.getByText('Su sesión expiró')).toBeVisible();
   await expect(page.locator('video')).toHaveCount(0);
 });

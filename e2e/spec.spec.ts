@@ -220,7 +220,7 @@ test.describe('VideoPlayer screen (spec §2)', () => {
   });
 
   test('makes the background element follow the window size', async ({ page }) => {
-    const background = page.getByTestId('background');
+    const background = page.locator('.video-screen__background');
     const size = () => background.evaluate((e) => e.getBoundingClientRect());
     const before = await size();
     expect(before.width).toBeCloseTo(page.viewportSize()!.width, 0);

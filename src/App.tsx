@@ -1,15 +1,17 @@
-import type { QueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type ComponentType, type ReactNode } from 'react';
 import { BrowserRouter } from 'react-router';
 import type { ActorOptions } from 'xstate';
 import type { AuthMachine } from '../machines/authMachine';
-import { InjectedQueryClient } from './api/injectedQueryClient';
+import { createQueryClient } from './api/signin';
 import { AuthActor, useCrossTabSession } from './auth/AuthProvider';
+import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { config } from './config';
+import { ErrorBoundary } from './ErrorBoundary';
 import { AppRoutes } from './routes';
 import { reportWebVitals } from './vitals';
 
-/** Page-wide effects; renders nothing, so it does not disturb the adopted login markup. */
+/** Page-wide effects; renders nothing, so it does not disturb the adopted markup. */
 function PageEffects() {
   useCrossTabSession();
   useEffect(() => {
@@ -20,21 +22,33 @@ function PageEffects() {
 
 interface Props {
   machine: AuthMachine;
-  /** Tests pass a fresh one; the app makes its own when the signin is first needed. */
+  /** Tests pass a fresh one; the app makes its own. */
   queryClient?: QueryClient;
+  /** main.tsx passes the ones it already started; tests pass their own loaders. */
+  chunks?: AppChunks;
   /** Tests pass a simulated clock for the session timer. */
   actorOptions?: ActorOptions<AuthMachine>;
+  /** The build's prerender, which has no browser, passes a router at a fixed address. */
+  Router?: ComponentType<{ children: ReactNode }>;
 }
 
-export function App({ machine, queryClient, actorOptions }: Props) {
+export const APP_ERROR_MESSAGE = 'Algo salió mal al mostrar la página. Intente nuevamente.';
+
+export function App({ machine, queryClient, chunks, actorOptions, Router = BrowserRouter }: Props) {
+  const [client] = useState(() => queryClient ?? createQueryClient());
+  const [appChunks] = useState(() => chunks ?? createAppChunks());
   return (
-    <InjectedQueryClient.Provider value={queryClient}>
-      <AuthActor.Provider logic={machine} options={actorOptions}>
-        <PageEffects />
-        <BrowserRouter>
-          <AppRoutes />
-        </BrowserRouter>
-      </AuthActor.Provider>
-    </InjectedQueryClient.Provider>
+    <ErrorBoundary message={APP_ERROR_MESSAGE}>
+      <QueryClientProvider client={client}>
+        <Chunks.Provider value={appChunks}>
+          <AuthActor.Provider logic={machine} options={actorOptions}>
+            <PageEffects />
+            <Router>
+              <AppRoutes />
+            </Router>
+          </AuthActor.Provider>
+        </Chunks.Provider>
+      </QueryClientProvider>
+    </ErrorBoundary>
   );
 }

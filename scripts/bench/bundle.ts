@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BOOT_CONFIG_ID, type BootConfig } from '../../src/boot/videoShell';
+import { BOOT_CONFIG_ID, type BootConfig } from '../../src/boot/bootConfig';
 import { kilobytes, type Measurement } from './measure';
 import type { Site } from './site';
 
@@ -26,7 +26,7 @@ export function eagerAssetUrls(html: string): string[] {
     const href = attribute(tag, 'href');
     if (href && (rel === 'modulepreload' || rel === 'stylesheet')) urls.push(href);
   }
-  // The entry the boot script (scripts/video-shell.ts) starts, from its settings.
+  // The entry the boot script (src/boot/boot.ts) starts, from its settings.
   const settings = new RegExp(
     `<script type="application/json" id="${BOOT_CONFIG_ID}">([^<]*)</script>`,
   ).exec(html)?.[1];

@@ -1,80 +1,92 @@
-import { act, screen, waitFor } from '@testing-library/react';
+import { act, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
+import { App, APP_ERROR_MESSAGE } from '../../src/App';
+import { createAppAuthMachine } from '../../src/auth/AuthProvider';
+import { resilientStorage } from '../../src/auth/storage';
+import { createAppChunks } from '../../src/chunks';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
-import * as load from '../../src/screens/VideoPlayer/load';
-import { loadIndexHtmlBody } from './indexHtml';
+import { CHUNK_ERROR_MESSAGE } from '../../src/screens/VideoPlayer/VideoPlayerRoute';
+import { SIGNIN_URL } from './msw';
 import { renderApp } from './renderApp';
 import { EMPRESA, NOMBRES, freshSession } from './sessions';
 
-// The real loader, observed: each test decides how its first load ends.
-vi.mock('../../src/screens/VideoPlayer/load', async (importOriginal) => {
-  const actual = await importOriginal<typeof load>();
-  return {
-    ...actual,
-    loadVideoPlayerScreen: vi.fn(actual.loadVideoPlayerScreen),
-    // Never "already here": every test goes through the lazy load.
-    loadedVideoPlayerScreen: () => undefined,
-  };
-});
+const importScreen = () => import('../../src/screens/VideoPlayer/VideoPlayerScreen');
 
-const MESSAGE =
-  'No se pudo cargar el reproductor de video. Revise su conexión e intente nuevamente.';
-const loader = vi.mocked(load.loadVideoPlayerScreen);
+/** The real screen module, behind a loader the test can make fail or hang first. */
+function observedLoader(first: 'fails' | 'hangs') {
+  const loader = vi.fn(importScreen);
+  loader.mockImplementationOnce(() =>
+    first === 'fails'
+      ? Promise.reject(new TypeError('Failed to fetch dynamically imported module'))
+      : new Promise(() => {}),
+  );
+  return { loader, chunks: createAppChunks(loader) };
+}
 
 describe('the lazy VideoPlayer chunk', () => {
   it('shows a message and "Reintentar" when it fails to load, and retrying loads it afresh', async () => {
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
-    loader.mockRejectedValueOnce(new TypeError('Failed to fetch dynamically imported module'));
-    const { user } = renderApp({ route: PATHS.video, seed: freshSession() });
+    const { loader, chunks } = observedLoader('fails');
+    const { user } = renderApp({ route: PATHS.video, seed: freshSession(), chunks });
 
-    expect(await screen.findByText(MESSAGE)).toBeInTheDocument();
-    expect(screen.getByRole('alert')).toHaveTextContent(MESSAGE);
+    expect(await screen.findByText(CHUNK_ERROR_MESSAGE)).toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent(CHUNK_ERROR_MESSAGE);
     expect(consoleError).toHaveBeenCalled();
-    expect(loader).toHaveBeenLastCalledWith(0);
+    expect(loader).toHaveBeenCalledTimes(1);
 
     await user.click(screen.getByRole('button', { name: 'Reintentar' }));
     expect(
       await screen.findByRole('button', { name: `Hola ${NOMBRES} / ${EMPRESA}` }),
     ).toBeInTheDocument();
     // A new attempt, not the cached failure of the first.
-    expect(loader).toHaveBeenLastCalledWith(1);
-    expect(screen.queryByText(MESSAGE)).toBeNull();
+    expect(loader).toHaveBeenCalledTimes(2);
+    expect(screen.queryByText(CHUNK_ERROR_MESSAGE)).toBeNull();
   });
 
-  it('keeps the video that index.html started, paused where it was, for the retry', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => {});
-    loader.mockRejectedValueOnce(new TypeError('Failed to fetch dynamically imported module'));
-    localStorage.setItem('session', freshSession());
-    window.history.replaceState(null, '', PATHS.video);
-    const root = await loadIndexHtmlBody();
-    const shellVideo = document.querySelector<HTMLVideoElement>('#video-shell video')!;
-    await shellVideo.play();
-    const { user } = renderApp({ route: PATHS.video, container: root });
-
-    // The shell would hide the message: it goes, and no video is on the page meanwhile.
-    expect(await screen.findByText(MESSAGE)).toBeInTheDocument();
-    expect(document.getElementById('video-shell')).toBeNull();
-    expect(document.querySelector('video')).toBeNull();
-    expect(shellVideo.paused).toBe(true);
-
-    await user.click(screen.getByRole('button', { name: 'Reintentar' }));
-    await screen.findByRole('button', { name: `Hola ${NOMBRES} / ${EMPRESA}` });
-    expect(document.querySelector('video')).toBe(shellVideo);
-    expect(shellVideo.querySelector('source')).toHaveAttribute('src', config.videoUrl);
+  it('is asked for once when the login preloads it and the route then renders it', async () => {
+    const loader = vi.fn(importScreen);
+    const { user } = renderApp({
+      chunks: createAppChunks(loader),
+      handlers: [
+        http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })),
+      ],
+    });
+    await user.type(screen.getByLabelText('Contraseña'), 'silobolsa2023');
+    await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+    expect(await screen.findByRole('button', { name: /^Hola / })).toBeInTheDocument();
+    expect(loader).toHaveBeenCalledTimes(1);
   });
 
   it('counts as failed when it has not arrived after the chunk timeout (120 s)', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
-    loader.mockReturnValueOnce(new Promise(() => {}));
-    renderApp({ route: PATHS.video, seed: freshSession() });
+    const { chunks } = observedLoader('hangs');
+    renderApp({ route: PATHS.video, seed: freshSession(), chunks });
     expect(await screen.findByRole('status')).toHaveTextContent('Cargando el video...');
 
     act(() => vi.advanceTimersByTime(config.chunkTimeoutMs - 1_000));
-    expect(screen.queryByText(MESSAGE)).toBeNull();
+    expect(screen.queryByText(CHUNK_ERROR_MESSAGE)).toBeNull();
     await act(async () => vi.advanceTimersByTime(1_000));
-    await waitFor(() => expect(screen.getByText(MESSAGE)).toBeInTheDocument());
+    await waitFor(() => expect(screen.getByText(CHUNK_ERROR_MESSAGE)).toBeInTheDocument());
     expect(config.chunkTimeoutMs).toBe(120_000);
+  });
+});
+
+describe('a render error anywhere in the app', () => {
+  it('shows a Spanish message with a way to reload, not a blank page', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const reload = vi.fn();
+    vi.spyOn(window, 'location', 'get').mockReturnValue({ ...window.location, reload });
+    // A render error from anywhere inside the providers, here the router itself.
+    const Broken = () => {
+      throw new Error('boom');
+    };
+    render(<App machine={createAppAuthMachine(resilientStorage())} Router={Broken} />);
+    expect(await screen.findByRole('alert')).toHaveTextContent(APP_ERROR_MESSAGE);
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Reintentar' }));
+    expect(reload).toHaveBeenCalled();
   });
 });

@@ -1,39 +1,15 @@
-/** index.html as the build makes it, for the tests of what it shows before the bundle runs. */
-import { readFileSync } from 'node:fs';
-import { onTestFinished } from 'vitest';
-import { resolve } from 'node:path';
-import { SESSION_KEY, SESSION_MAX_AGE_S } from '../../machines/session';
-import bannerUrl from '../../src/assets/banner.svg';
-import logoUrl from '../../src/assets/logo.svg';
-import { VIDEO_TITLE } from '../../src/boot/videoShell';
-import { config } from '../../src/config';
-import { documentTitle } from '../../src/screens/useDocumentTitle';
-import { USERNAME_PLACEHOLDER } from '../../scripts/video-shell';
-import {
-  APP_WAIT_MS,
-  VIDEO_SHELL_PLACEHOLDER,
-  bootConfigHtml,
-  bootScript,
-} from '../../scripts/video-shell';
-
-export const indexHtml = readFileSync(resolve(__dirname, '../../index.html'), 'utf8');
-
-/** The source path of the logo in index.html, which the build turns into the same data: URI. */
-export const LOGO_SOURCE = 'src="/src/assets/logo.svg"';
-
 /**
- * The markup index.html puts inside #root, with the logo's source path resolved as Vite
- * resolves it (vite.config.ts inlines it as a data: URI, in index.html and in the import alike).
+ * index.html as the build makes it (scripts/prerender.ts), for the tests of what it shows before
+ * the bundle runs: the screens prerendered by src/prerender.tsx, the boot's settings, and the
+ * boot script itself (src/boot/boot.ts), run as the page runs it.
  */
-export function staticRootMarkup(): string {
-  const match = new RegExp(`<div id="root">(.*)</div>\\s*${VIDEO_SHELL_PLACEHOLDER}`, 's').exec(
-    indexHtml,
-  );
-  if (!match?.[1]) throw new Error('index.html has no <div id="root">…</div> before the boot');
-  return match[1]
-    .replace(LOGO_SOURCE, `src="${logoUrl}"`)
-    .replace(USERNAME_PLACEHOLDER, config.username);
-}
+import { act } from '@testing-library/react';
+import type { Root } from 'react-dom/client';
+import { inject, onTestFinished } from 'vitest';
+import { createQueryClient } from '../../src/api/signin';
+import { APP_WAIT_MS, type BootConfig } from '../../src/boot/bootConfig';
+import type { AppChunks } from '../../src/chunks';
+import { startApp } from '../../src/start';
 
 export const SCREEN_MODULE = '/capacitacion/assets/VideoPlayerScreen-test.js';
 export const APP_ENTRY = '/capacitacion/assets/index-test.js';
@@ -43,39 +19,42 @@ export const appEntryScripts = () =>
   document.head.querySelectorAll(`script[type="module"][src="${APP_ENTRY}"]`);
 
 /**
- * What the browser does with index.html's body: #root with the login markup, then the boot's
- * settings and script as the build writes them (scripts/video-shell.ts), the script run as page
- * source text.
+ * A visitor opens `route` with `seed` in local storage: the body the build writes, then the
+ * boot script. Returns #root.
  */
-export async function loadIndexHtmlBody(): Promise<HTMLElement> {
-  const root = document.createElement('div');
-  root.id = 'root';
-  root.innerHTML = staticRootMarkup();
-  const settings = document.createElement('template');
-  settings.innerHTML = bootConfigHtml({
+export async function openIndexHtml(route: string, seed: string | null): Promise<HTMLElement> {
+  window.history.replaceState(null, '', route);
+  if (seed !== null) localStorage.setItem('session', seed);
+  // Prerendered once for the whole run (tests/app/globalSetup.ts).
+  const { login, video, videoTitle } = inject('screens');
+  const boot: BootConfig = {
     entry: APP_ENTRY,
-    appWaitMs: APP_WAIT_MS,
-    sessionKey: SESSION_KEY,
-    maxAgeS: SESSION_MAX_AGE_S,
-    title: documentTitle(VIDEO_TITLE),
-    videoUrl: config.videoUrl,
-    posterUrl: config.posterUrl,
-    captionsUrl: config.captionsUrl,
-    logoUrl,
-    // The build's hashed file, as the screen's import resolves it.
-    bannerUrl,
     modules: [SCREEN_MODULE],
-  });
-  const settingsElement = settings.content.firstElementChild!;
-  document.body.append(root, settingsElement);
+    title: videoTitle,
+    appWaitMs: APP_WAIT_MS,
+  };
+  document.body.innerHTML = [
+    `<div id="root">${login}</div>`,
+    `<template id="video-screen">${video}</template>`,
+    `<script type="application/json" id="boot-config">${JSON.stringify(boot)}</script>`,
+  ].join('');
   onTestFinished(() => {
-    root.remove();
-    settingsElement.remove();
-    document.getElementById('video-shell')?.remove();
-    for (const link of document.head.querySelectorAll('link[rel="modulepreload"]')) link.remove();
-    for (const script of appEntryScripts()) script.remove();
+    document.body.replaceChildren();
+    for (const element of document.head.querySelectorAll('link[rel="modulepreload"], script'))
+      element.remove();
   });
-  // Indirect eval: global scope, like a classic <script>; nothing of this module is visible.
-  (0, eval)(await bootScript());
-  return root;
+  // Indirect eval: global scope, like a classic <script>.
+  (0, eval)(inject('bootScript'));
+  return document.getElementById('root')!;
+}
+
+/** What the app's entry does once it arrives (src/main.tsx), in a test's own QueryClient. */
+export async function startAppIn(root: HTMLElement, chunks?: AppChunks): Promise<Root> {
+  const queryClient = createQueryClient();
+  const reactRoot = await act(async () => startApp(root, { queryClient, chunks }));
+  onTestFinished(() => {
+    act(() => reactRoot.unmount());
+    queryClient.clear();
+  });
+  return reactRoot;
 }

@@ -8,6 +8,7 @@ import { createQueryClient } from '../../src/api/signin';
 import { App } from '../../src/App';
 import { createAppAuthMachine } from '../../src/auth/AuthProvider';
 import { resilientStorage } from '../../src/auth/storage';
+import type { AppChunks } from '../../src/chunks';
 import { PATHS } from '../../src/routes';
 import { server } from './msw';
 
@@ -21,6 +22,8 @@ export interface RenderAppOptions {
   handlers?: RequestHandler[];
   /** Where React renders: index.html's #root, say; a fresh element by default. */
   container?: HTMLElement;
+  /** The app's lazy chunks, with loaders the test observes; the real ones by default. */
+  chunks?: AppChunks;
 }
 
 /**
@@ -33,6 +36,7 @@ export function renderApp({
   now,
   handlers = [],
   container,
+  chunks,
 }: RenderAppOptions = {}) {
   // Only Date: timers stay real so that Testing Library's waiting and MSW work as usual.
   if (now !== undefined) vi.useFakeTimers({ now, toFake: ['Date'] });
@@ -49,6 +53,7 @@ export function renderApp({
     <App
       machine={createAppAuthMachine(resilientStorage())}
       queryClient={queryClient}
+      chunks={chunks}
       actorOptions={{ clock }}
     />,
     container ? { container } : {},

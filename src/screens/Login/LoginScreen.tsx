@@ -1,16 +1,14 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, type FormEvent } from 'react';
+import { useEffect, useRef, type FormEvent } from 'react';
 import type { AuthEvent } from '../../../machines/authMachine';
-import type { SigninResult } from '../../api/signin';
+import { useSigninMutation, type SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/AuthProvider';
-import { dropVideoShell } from '../../boot/videoShell';
+import { preload, useChunks } from '../../chunks';
 import { config } from '../../config';
-import { preloadVideoPlayerScreen } from '../VideoPlayer/load';
 import { useDocumentTitle } from '../useDocumentTitle';
 import { useHydrated } from '../useHydrated';
 import { LoginMessages } from './LoginMessages';
 import { sameLoginView, selectLoginView } from './loginView';
-import { useSignin } from './useSignin';
 import './Login.css';
 
 export const LOGIN_TITLE = 'Ingresar';
@@ -29,22 +27,17 @@ function eventFor(result: SigninResult): AuthEvent {
 }
 
 /**
- * The login screen. index.html carries the same markup, so that the form is on screen before
- * the JavaScript arrives; keep the two identical (tests/app/staticMarkup.test.tsx checks it).
+ * The login screen. The build prerenders it into index.html (scripts/prerender.ts), so that the
+ * form is on screen before the JavaScript arrives; React then hydrates it.
  */
 export function LoginScreen() {
   useDocumentTitle(LOGIN_TITLE);
-  // index.html may have guessed the video screen from a stored session the machine refused.
-  useLayoutEffect(dropVideoShell, []);
   const actorRef = AuthActor.useActorRef();
+  const chunks = useChunks();
   const view = AuthActor.useSelector(selectLoginView, sameLoginView);
   // Before hydration a press of Enter would submit the form natively, password in the URL.
   const hydrated = useHydrated();
-  const onResult = useCallback(
-    (result: SigninResult) => actorRef.send(eventFor(result)),
-    [actorRef],
-  );
-  const signin = useSignin(onResult);
+  const signin = useSigninMutation((result) => actorRef.send(eventFor(result)));
   const passwordRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -62,8 +55,8 @@ export function LoginScreen() {
     // The machine decides: an empty password, or a signin already in flight, does nothing.
     if (!actorRef.getSnapshot().can(event)) return;
     actorRef.send(event);
-    signin.run(event.password);
-    preloadVideoPlayerScreen();
+    signin.mutate(event.password);
+    preload(chunks.videoPlayer);
   };
 
   return (
@@ -99,7 +92,6 @@ export function LoginScreen() {
         </button>
         <LoginMessages view={view} />
       </form>
-      {signin.element}
     </main>
   );
 }

@@ -1,27 +1,24 @@
-import { useEffect, useState } from 'react';
+import { useSyncExternalStore } from 'react';
 
-function useWindowSize() {
-  const [size, setSize] = useState(() => ({
-    width: window.innerWidth,
-    height: window.innerHeight,
-  }));
-  useEffect(() => {
-    const onResize = () => setSize({ width: window.innerWidth, height: window.innerHeight });
-    window.addEventListener('resize', onResize);
-    return () => window.removeEventListener('resize', onResize);
-  }, []);
-  return size;
-}
+const subscribe = (onChange: () => void) => {
+  window.addEventListener('resize', onChange);
+  return () => window.removeEventListener('resize', onChange);
+};
+// One string, so that an unchanged size is an unchanged snapshot.
+const windowSize = () => `${window.innerWidth}x${window.innerHeight}`;
 
-/** The full-window backdrop; the spec has it follow the window's size when it is resized. */
+/**
+ * The full-window backdrop; the spec has it follow the window's size when it is resized. The
+ * prerendered page has no size to give (its CSS covers the window until React measures it).
+ */
 export function Background() {
-  const { width, height } = useWindowSize();
+  const size = useSyncExternalStore(subscribe, windowSize, () => null);
+  const [width, height] = size?.split('x').map(Number) ?? [];
   return (
     <div
       className="video-screen__background"
-      data-testid="background"
       aria-hidden="true"
-      style={{ width, height }}
+      style={size === null ? undefined : { width, height }}
     />
   );
 }

@@ -1,6 +1,5 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import { resilientStorage } from '../../auth/storage';
-import { createPlayerVideo, takeShellVideo } from '../../boot/videoShell';
 import { config } from '../../config';
 import { useKeyboardShortcuts } from './useKeyboardShortcuts';
 import { positionKey, useResumePosition } from './useResumePosition';
@@ -9,48 +8,20 @@ import { useVideoProblem } from './useVideoProblem';
 export const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
 export function Player() {
-  const slotRef = useRef<HTMLDivElement>(null);
   const videoRef = useRef<HTMLVideoElement>(null);
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
-  const problem = useVideoProblem();
-  const { failed, clear } = problem;
-  // The listeners are attached once; they call this render's handlers.
-  const handlers = useRef(problem);
-  useLayoutEffect(() => {
-    handlers.current = problem;
-  });
+  const { failed, clear, onMediaError, onPlay } = useVideoProblem();
 
-  // The <video> is not rendered by React: the one index.html started before the bundle arrived
-  // (src/boot/videoShell.ts) is adopted, already loading; without it, an identical one is made.
-  // Layout effect: the element is in place before the other hooks' effects read videoRef.
+  // The prerendered video (index.html) may have failed before React adopted it; its error event
+  // is gone by then, but its state tells.
   useLayoutEffect(() => {
-    const slot = slotRef.current;
-    if (!slot) return;
-    let failedEarly = false;
-    let focusedEarly = false;
-    if (!videoRef.current) {
-      const early = takeShellVideo();
-      failedEarly = early?.failed ?? false;
-      focusedEarly = early?.focused ?? false;
-      videoRef.current = early?.video ?? createPlayerVideo(config);
-    }
     const video = videoRef.current;
-    const source = video.querySelector('source');
-    const onError = () => void handlers.current.onMediaError();
-    const onPlay = () => void handlers.current.onPlay();
-    video.addEventListener('error', onError);
-    source?.addEventListener('error', onError);
-    video.addEventListener('play', onPlay);
-    slot.append(video);
-    if (focusedEarly) video.focus();
-    if (failedEarly) onError();
-    return () => {
-      video.removeEventListener('error', onError);
-      source?.removeEventListener('error', onError);
-      video.removeEventListener('play', onPlay);
-    };
+    if (video?.error || video?.networkState === HTMLMediaElement.NETWORK_NO_SOURCE)
+      void onMediaError();
+    // Once, for the element React adopted.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   const retry = () => {
@@ -60,7 +31,23 @@ export function Player() {
 
   return (
     <div className="player">
-      <div ref={slotRef} className="player__slot" />
+      <div className="player__slot">
+        {/* With <source>, a failed load is reported on the source, not on the video. */}
+        <video
+          ref={videoRef}
+          className="player__video"
+          controls
+          playsInline
+          preload="metadata"
+          poster={config.posterUrl}
+          aria-label="Video de la capacitación"
+          onError={() => void onMediaError()}
+          onPlay={() => void onPlay()}
+        >
+          <source src={config.videoUrl} type="video/mp4" onError={() => void onMediaError()} />
+          <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
+        </video>
+      </div>
       {failed && (
         <p className="player__problem" role="alert">
           {VIDEO_ERROR_MESSAGE}{' '}

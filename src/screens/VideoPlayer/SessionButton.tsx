@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useHydrated } from '../useHydrated';
 
 export const LOGOUT_LABEL = 'Cerrar sesion';
 
@@ -32,6 +33,7 @@ interface Props {
  */
 export function SessionButton({ label, onLogout }: Props) {
   const ref = useRef<HTMLButtonElement>(null);
+  const hydrated = useHydrated();
   const width = useInitialWidth(ref, 10);
   const [hovered, setHovered] = useState(false);
   const [focused, setFocused] = useState(false);
@@ -43,7 +45,9 @@ export function SessionButton({ label, onLogout }: Props) {
   return (
     <button
       ref={ref}
-      className="session-button"
+      className={width === null ? 'session-button' : 'session-button session-button--sized'}
+      // Until React gives it its handlers, as the login's button.
+      disabled={!hydrated}
       type="button"
       style={width === null ? undefined : { width: `${width}px` }}
       onPointerEnter={(event) => setHovered(event.pointerType !== 'touch')}

@@ -1,15 +1,15 @@
 import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/AuthProvider';
-import { VIDEO_TITLE } from '../../boot/videoShell';
-import { useDocumentTitle } from '../useDocumentTitle';
+import { VIDEO_TITLE, useDocumentTitle } from '../useDocumentTitle';
 import { Background } from './Background';
 import { Player } from './Player';
 import { SessionButton } from './SessionButton';
 
 /**
- * The training video screen; only rendered for a logged-in visitor (see routes.tsx). index.html
- * may already show its first render (src/boot/videoShell.ts); keep the two identical.
+ * The training video screen; only rendered for a logged-in visitor (see routes.tsx). The build
+ * prerenders it into index.html, where the boot script shows it to a returning visitor before
+ * the bundle arrives (src/boot/boot.ts); React then hydrates it.
  */
 export default function VideoPlayerScreen() {
   useDocumentTitle(VIDEO_TITLE);

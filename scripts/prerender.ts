@@ -1,0 +1,115 @@
+/**
+ * Writes what index.html shows before the JavaScript: the login screen in #root and the video
+ * screen in a <template> beside it, both rendered by React from the app's own components
+ * (src/prerender.tsx, built for Node and run here); then the boot script (src/boot/boot.ts,
+ * bundled) with its settings. In a build the boot starts the app, so Vite's own entry tag goes.
+ * The server allows exactly that script by its hash (server/security.ts).
+ */
+import react from '@vitejs/plugin-react';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type InlineConfig, type Plugin, type Rollup } from 'vite';
+import {
+  APP_WAIT_MS,
+  BOOT_CONFIG_ID,
+  VIDEO_SCREEN_TEMPLATE_ID,
+  type BootConfig,
+} from '../src/boot/bootConfig';
+
+/** Vite's module entry tag in the built index.html. */
+const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;
+
+/** The settings that make the Node builds resolve, define and inline exactly as the app's. */
+type Shared = Pick<InlineConfig, 'root' | 'base' | 'define' | 'mode'> & {
+  assetsInlineLimit: NonNullable<InlineConfig['build']>['assetsInlineLimit'];
+};
+
+async function renderScreens(shared: Shared) {
+  const { assetsInlineLimit, ...rest } = shared;
+  const outDir = join(shared.root ?? '.', 'node_modules', '.prerender');
+  await build({
+    ...rest,
+    configFile: false,
+    logLevel: 'warn',
+    plugins: [react()],
+    build: { ssr: 'src/prerender.tsx', outDir, emptyOutDir: true, assetsInlineLimit },
+  });
+  try {
+    const entry = pathToFileURL(join(outDir, 'prerender.js')).href;
+    const module = (await import(entry)) as typeof import('../src/prerender');
+    return await module.prerenderScreens();
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+/** The boot script as the page runs it: src/boot/boot.ts bundled, minified, one IIFE. */
+export async function bootScript(shared: Pick<Shared, 'root' | 'mode'>): Promise<string> {
+  const output = (await build({
+    root: shared.root,
+    mode: shared.mode,
+    configFile: false,
+    logLevel: 'warn',
+    build: {
+      write: false,
+      minify: true,
+      rollupOptions: { input: 'src/boot/boot.ts', output: { format: 'iife' } },
+    },
+  })) as Rollup.RollupOutput | Rollup.RollupOutput[];
+  const chunk = (Array.isArray(output) ? output[0] : output)?.output[0];
+  if (chunk?.type !== 'chunk') throw new Error('prerender: the boot script did not build');
+  return chunk.code.trim();
+}
+
+/** JSON in an inert element; `<` escaped so that nothing in it ends the element. */
+const json = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+export function prerenderPlugin(): Plugin {
+  let shared: Shared;
+  return {
+    name: 'prerender',
+    apply: 'build',
+    configResolved(config) {
+      shared = {
+        root: config.root,
+        base: config.base,
+        mode: config.mode,
+        define: config.define,
+        assetsInlineLimit: config.build.assetsInlineLimit,
+      };
+    },
+    transformIndexHtml: {
+      order: 'post',
+      async handler(html, { bundle }) {
+        const files = Object.values(bundle ?? {});
+        const screen = files.find(
+          (file) => file.type === 'chunk' && file.name === 'VideoPlayerScreen',
+        );
+        const entryTag = ENTRY_TAG.exec(html);
+        if (screen?.type !== 'chunk' || !entryTag?.[1])
+          throw new Error('prerender: the build has no VideoPlayerScreen chunk or entry tag');
+        const entryFile = files.find((file) => file.type === 'chunk' && file.isEntry)?.fileName;
+        const [screens, script] = await Promise.all([renderScreens(shared), bootScript(shared)]);
+        const boot: BootConfig = {
+          entry: entryTag[1],
+          // The entry comes with the app; the rest the screen needs is fetched at once.
+          modules: [screen.fileName, ...screen.imports.filter((name) => name !== entryFile)].map(
+            (name) => `${shared.base}${name}`,
+          ),
+          title: screens.videoTitle,
+          appWaitMs: APP_WAIT_MS,
+        };
+        const body = [
+          `<div id="root">${screens.login}</div>`,
+          `<template id="${VIDEO_SCREEN_TEMPLATE_ID}">${screens.video}</template>`,
+          `<script type="application/json" id="${BOOT_CONFIG_ID}">${json(boot)}</script>`,
+          `<script>${script}</script>`,
+        ].join('\n    ');
+        if (!html.includes('<div id="root"></div>'))
+          throw new Error('prerender: index.html has no empty <div id="root"></div>');
+        return html.replace(entryTag[0], '').replace('<div id="root"></div>', body);
+      },
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The two screens as the build writes them into index.html (scripts/prerender.ts): the very
+ * components the app renders, at their routes, so that React hydrates them as they are. Runs at
+ * build time, in Node.
+ */
+import { StrictMode, type ReactNode } from 'react';
+import { StaticRouter } from 'react-router';
+import { prerender } from 'react-dom/static';
+import { SESSION_KEY, memoryStorage, newSession } from '../machines/session';
+import { App } from './App';
+import { createAppAuthMachine } from './auth/AuthProvider';
+import { config } from './config';
+import { PATHS } from './routes';
+import { VIDEO_TITLE, documentTitle } from './screens/useDocumentTitle';
+
+const at =
+  (location: string) =>
+  ({ children }: { children: ReactNode }) => (
+    <StaticRouter location={location}>{children}</StaticRouter>
+  );
+
+async function html(element: ReactNode): Promise<string> {
+  // prerender, unlike renderToString, waits for the lazy video screen.
+  const { prelude } = await prerender(<StrictMode>{element}</StrictMode>);
+  const markup = await new Response(prelude).text();
+  // React puts resource hints (a preload of the banner) first, for a document's <head>; in #root
+  // they would be nodes that React's own render does not have. The <img> asks for it anyway.
+  return markup.replace(/^(<link [^>]*>)+/, '');
+}
+
+export async function prerenderScreens() {
+  const login = await html(
+    <App machine={createAppAuthMachine(memoryStorage())} Router={at(PATHS.login)} />,
+  );
+  // No names: the boot script writes the visitor's own into the greeting.
+  const session = newSession({ username: config.username, empresa: '', nombres: '' }, Date.now());
+  const storage = memoryStorage({ [SESSION_KEY]: JSON.stringify(session) });
+  const video = await html(
+    <App machine={createAppAuthMachine(storage)} Router={at(PATHS.video)} />,
+  );
+  return { login, video, videoTitle: documentTitle(VIDEO_TITLE) };
+}

@@ -1,0 +1,206 @@
+/**
+ * index.html before the app and as the app takes it over: the login prerendered in #root, the
+ * video screen prerendered for a returning visitor and shown by the boot script, and React
+ * hydrating either without replacing what is on screen.
+ */
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it, vi } from 'vitest';
+import { createAppAuthMachine } from '../../src/auth/AuthProvider';
+import { resilientStorage } from '../../src/auth/storage';
+import { APP_WAIT_MS } from '../../src/boot/bootConfig';
+import { config } from '../../src/config';
+import { PATHS, settleFirstRoute } from '../../src/routes';
+import { SCREEN_MODULE, appEntryScripts, openIndexHtml, startAppIn } from './indexHtml';
+import { SIGNIN_URL, server } from './msw';
+import { EMPRESA, NOMBRES, freshSession, storedSession } from './sessions';
+
+const LABEL = `Hola ${NOMBRES} / ${EMPRESA}`;
+
+describe('the login, prerendered in #root', () => {
+  it('is on screen before the JavaScript, with the fixed username, and "Ingresar" off until then', async () => {
+    const root = await openIndexHtml(PATHS.login, null);
+    expect(root.querySelector('input[name="username"]')).toHaveValue(config.username);
+    expect(root.querySelector('input[name="username"]')).toHaveAttribute('readonly');
+    expect(screen.getByLabelText('Contraseña')).toHaveAttribute(
+      'placeholder',
+      'Ingresar contraseña',
+    );
+    expect(screen.getByRole('button', { name: 'Ingresar' })).toBeDisabled();
+    expect(screen.getByRole('img', { name: 'Logo de la empresa' })).toBeInTheDocument();
+  });
+
+  it('is adopted by React without replacing it, keeping a password typed before the JavaScript ran', async () => {
+    const bodies: unknown[] = [];
+    server.use(
+      http.post(SIGNIN_URL, async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json(null);
+      }),
+    );
+    const consoleError = vi.spyOn(console, 'error');
+    const root = await openIndexHtml(PATHS.login, null);
+    const input = root.querySelector<HTMLInputElement>('#password')!;
+    const button = root.querySelector('button')!;
+    input.value = 'escrita antes';
+
+    await startAppIn(root);
+
+    await waitFor(() => expect(button).toBeEnabled());
+    expect(consoleError).not.toHaveBeenCalled();
+    expect(screen.getByLabelText('Contraseña')).toBe(input);
+    expect(input).toHaveValue('escrita antes');
+    expect(screen.getByRole('button', { name: 'Ingresar' })).toBe(button);
+    await userEvent.setup().click(button);
+    expect(await screen.findByText('Error, contraseña incorrecta')).toBeInTheDocument();
+    expect(bodies).toEqual([{ form: { usuario: 'capacitacion', contraseña: 'escrita antes' } }]);
+  });
+});
+
+describe('the video screen, prerendered, for a visitor with a live stored session', () => {
+  it('replaces the login before the bundle, with the greeting, the video loading and the chunk preloaded', async () => {
+    const root = await openIndexHtml(PATHS.video, freshSession());
+    expect(root.querySelector('#password')).toBeNull();
+    const video = root.querySelector('video')!;
+    expect(video.querySelector('source')).toHaveAttribute('src', config.videoUrl);
+    expect(video).toHaveAttribute('poster', config.posterUrl);
+    expect(screen.getByRole('button', { name: LABEL })).toBeDisabled();
+    expect(document.title).toBe('Video — Capacitación silo bolsa');
+    expect(
+      document.head.querySelector(`link[rel="modulepreload"][href="${SCREEN_MODULE}"]`),
+    ).not.toBeNull();
+  });
+
+  it('is hydrated by React: the same elements, the video that was already loading included', async () => {
+    const consoleError = vi.spyOn(console, 'error');
+    const root = await openIndexHtml(PATHS.video, freshSession());
+    const before = [...root.querySelectorAll('*')];
+    const video = root.querySelector('video')!;
+
+    await startAppIn(root);
+
+    await waitFor(() => expect(screen.getByRole('button', { name: LABEL })).toBeEnabled());
+    expect(consoleError).not.toHaveBeenCalled();
+    expect(root.querySelector('video')).toBe(video);
+    const after = [...root.querySelectorAll('*')];
+    expect(after.filter((element) => !before.includes(element))).toEqual([]);
+  });
+
+  it('keeps where the visitor started watching before the app arrived', async () => {
+    localStorage.setItem(`videoPosition:${config.videoUrl}`, '30');
+    const root = await openIndexHtml(PATHS.video, freshSession());
+    const video = root.querySelector('video')!;
+    await video.play();
+    await startAppIn(root);
+    await waitFor(() => expect(screen.getByRole('button', { name: LABEL })).toBeEnabled());
+    fireEvent.loadedMetadata(video);
+    expect(video.currentTime).toBe(0);
+  });
+
+  it('reports a video load that failed before React arrived', async () => {
+    server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 401 })));
+    const root = await openIndexHtml(PATHS.video, freshSession());
+    const video = root.querySelector('video')!;
+    // What a browser leaves on a video whose only source failed.
+    Object.defineProperty(video, 'networkState', { value: HTMLMediaElement.NETWORK_NO_SOURCE });
+    await startAppIn(root);
+    // The Player checks the session on a failure; the server refused it: expired.
+    await waitFor(() => expect(window.location.pathname).toBe(PATHS.login));
+    expect(await screen.findByRole('status')).toHaveTextContent(
+      'Su sesión expiró. Ingrese nuevamente.',
+    );
+  });
+
+  it('puts the stored names in as text, never as markup', async () => {
+    const nombres = '<img src=x onerror="window.hacked=1">';
+    const root = await openIndexHtml(PATHS.video, storedSession({ nombres }));
+    const button = root.querySelector('.session-button')!;
+    expect(button.textContent).toBe(`Hola ${nombres} / ${EMPRESA}`);
+    expect(button.children).toHaveLength(0);
+  });
+});
+
+describe('the app bundle, which the boot starts', () => {
+  it('starts at once without a live session', async () => {
+    await openIndexHtml(PATHS.login, null);
+    expect(appEntryScripts()).toHaveLength(1);
+    expect(appEntryScripts()[0]).toHaveAttribute('crossorigin', '');
+  });
+
+  it.each([
+    ['the video knows its metadata', (video: HTMLVideoElement) => fireEvent.loadedMetadata(video)],
+    [
+      'the video failed',
+      (video: HTMLVideoElement) => fireEvent.error(video.querySelector('source')!),
+    ],
+  ])(
+    'waits, with the video screen shown, until %s: the bundle would share the slow link with it',
+    async (_, settle) => {
+      const root = await openIndexHtml(PATHS.video, freshSession());
+      expect(appEntryScripts()).toHaveLength(0);
+      settle(root.querySelector('video')!);
+      expect(appEntryScripts()).toHaveLength(1);
+      fireEvent.loadedMetadata(root.querySelector('video')!);
+      expect(appEntryScripts()).toHaveLength(1);
+    },
+  );
+
+  it(`starts after ${APP_WAIT_MS / 1000} s when the video has neither metadata nor failed`, async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    await openIndexHtml(PATHS.video, freshSession());
+    vi.advanceTimersByTime(APP_WAIT_MS - 1);
+    expect(appEntryScripts()).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(appEntryScripts()).toHaveLength(1);
+  });
+});
+
+describe('without a live stored session', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  it.each([
+    ['none', null],
+    ['broken JSON', '{"loggedIn":tru'],
+    ['not logged in', storedSession({ loggedIn: false })],
+    ['two hours old', storedSession({ timestamp: now() - 7200 })],
+    ['from the future', storedSession({ timestamp: now() + 60 })],
+    ['no timestamp', storedSession({ timestamp: 'ayer' })],
+    ['names longer than anyone types', storedSession({ nombres: 'x'.repeat(500) })],
+  ])('leaves the login alone (%s)', async (_, seed) => {
+    const root = await openIndexHtml(PATHS.video, seed);
+    expect(root.querySelector('#password')).not.toBeNull();
+    expect(document.querySelector('#root video')).toBeNull();
+    expect(document.head.querySelector('link[rel="modulepreload"]')).toBeNull();
+  });
+});
+
+describe('a video screen shown for a session the machine no longer accepts', () => {
+  it('ends at the login, rendered afresh, with the video stopped', async () => {
+    const root = await openIndexHtml(PATHS.video, freshSession());
+    const video = root.querySelector('video')!;
+    // Expired between the boot and the app (another tab logged out meanwhile).
+    localStorage.removeItem('session');
+    await startAppIn(root);
+    expect(await screen.findByLabelText('Contraseña')).toBeVisible();
+    expect(video.querySelector('source')).toBeNull();
+    expect(root.querySelector('video')).toBeNull();
+    expect(window.location.pathname).toBe(PATHS.login);
+  });
+});
+
+describe('the first route, settled before React starts', () => {
+  it('is the login at any address for a visitor without a session, and the address says so', () => {
+    for (const address of ['/', '/capacitacion', `${PATHS.video}`, '/capacitacion/otra?x=1']) {
+      window.history.replaceState(null, '', address);
+      expect(settleFirstRoute(createAppAuthMachine(resilientStorage()))).toBe('login');
+      expect(window.location.pathname).toBe(PATHS.login);
+    }
+  });
+
+  it('is the video for a visitor with a fresh session, whose address is left to the router', () => {
+    localStorage.setItem('session', freshSession());
+    window.history.replaceState(null, '', '/capacitacion/otra');
+    expect(settleFirstRoute(createAppAuthMachine(resilientStorage()))).toBe('video');
+    expect(window.location.pathname).toBe('/capacitacion/otra');
+  });
+});

@@ -39,9 +39,13 @@ function showVideoScreen(greeting: string): boolean {
   // As text, never as markup: the names come from local storage.
   button.textContent = greeting;
   video.addEventListener('loadedmetadata', startApp);
-  // With <source>, a failed load is reported on the source; the Player sees it from the state.
-  video.querySelector('source')?.addEventListener('error', startApp);
-  video.addEventListener('error', startApp);
+  const failed = () => {
+    video.failedBeforeApp = true;
+    startApp();
+  };
+  // With <source>, a failed load is reported on the source, not on the video.
+  video.querySelector('source')?.addEventListener('error', failed);
+  video.addEventListener('error', failed);
   setTimeout(startApp, boot.appWaitMs);
   root.replaceChildren(screen);
   document.title = boot.title;

@@ -102,8 +102,7 @@ describe('the video screen, prerendered, for a visitor with a live stored sessio
     server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 401 })));
     const root = await openIndexHtml(PATHS.video, freshSession());
     const video = root.querySelector('video')!;
-    // What a browser leaves on a video whose only source failed.
-    Object.defineProperty(video, 'networkState', { value: HTMLMediaElement.NETWORK_NO_SOURCE });
+    fireEvent.error(video.querySelector('source')!);
     await startAppIn(root);
     // The Player checks the session on a failure; the server refused it: expired.
     await waitFor(() => expect(window.location.pathname).toBe(PATHS.login));

@@ -15,11 +15,9 @@ export function Player() {
   const { failed, clear, onMediaError, onPlay } = useVideoProblem();
 
   // The prerendered video (index.html) may have failed before React adopted it; its error event
-  // is gone by then, but its state tells.
+  // is gone by then, and the boot script noted it (src/boot/boot.ts).
   useLayoutEffect(() => {
-    const video = videoRef.current;
-    if (video?.error || video?.networkState === HTMLMediaElement.NETWORK_NO_SOURCE)
-      void onMediaError();
+    if (videoRef.current?.failedBeforeApp) void onMediaError();
     // Once, for the element React adopted.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);

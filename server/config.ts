@@ -70,6 +70,8 @@ export interface ServerConfig {
   distDir: string;
   signin: SigninLimits;
   logLevel: LogLevel;
+  /** Shared sessions and limits for several instances; null keeps them in this process. */
+  redisUrl: string | null;
   /** Origins outside this server that the built app talks to (from the client's URLs). */
   outsideOrigins: { connect: string[]; media: string[]; img: string[] };
 }
@@ -106,6 +108,7 @@ export const SERVER_DEFAULTS = {
   VIDEO_URL: '',
   CAPTIONS_URL: '',
   WEB_VITALS_URL: '',
+  REDIS_URL: '',
 } as const;
 
 type Name = keyof typeof SERVER_DEFAULTS;
@@ -209,6 +212,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     distDir: file('DIST_DIR'),
     signin,
     logLevel: logLevel as LogLevel,
+    redisUrl: parseRedisUrl(get('REDIS_URL').trim(), problems),
     outsideOrigins: outsideOrigins(env, problems),
   };
 
@@ -240,6 +244,22 @@ function parseTrustProxy(raw: string, problems: string[]): TrustProxy {
     'TRUST_PROXY must be true, false, a number of proxy hops (1-10) or a comma list of proxy addresses/CIDRs',
   );
   return false;
+}
+
+/** Empty: no Redis. Otherwise a redis:// or rediss:// URL, or the absolute path of a socket. */
+function parseRedisUrl(raw: string, problems: string[]): string | null {
+  if (!raw) return null;
+  if (raw.startsWith('/')) return raw;
+  try {
+    const { protocol, hostname } = new URL(raw);
+    if ((protocol === 'redis:' || protocol === 'rediss:') && hostname) return raw;
+  } catch {
+    // reported below
+  }
+  problems.push(
+    'REDIS_URL must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379/0) or the absolute path of a Unix socket',
+  );
+  return null;
 }
 
 /**

@@ -24,7 +24,8 @@ function shout(lines: string[]) {
 async function main() {
   const config = readConfig();
   shout(configWarnings(config));
-  const app = await buildServer(config);
+  const lifecycle = { draining: false };
+  const app = await buildServer(config, { lifecycle });
 
   for (const [name, path] of [
     ['VIDEO_FILE', config.videoFile],
@@ -38,6 +39,9 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    // /readyz answers 503 from now on; the requests in flight finish; Redis closes last
+    // (app.ts registers its hook so).
+    lifecycle.draining = true;
     app.log.info({ signal }, 'shutting down');
     const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     grace.unref();

@@ -4,7 +4,7 @@ import { createPlayerVideo, takeShellVideo } from '../../boot/videoShell';
 import { config } from '../../config';
 import { useKeyboardShortcuts } from './useKeyboardShortcuts';
 import { positionKey, useResumePosition } from './useResumePosition';
-import { useVideoProblem } from './useVideoProblem';
+import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './useVideoProblem';
 
 export const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
@@ -14,8 +14,8 @@ export function Player() {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
-  const problem = useVideoProblem();
-  const { failed, clear } = problem;
+  const problem = useVideoProblem(videoRef);
+  const { failed, unavailable, clear } = problem;
   // The listeners are attached once; they call this render's handlers.
   const handlers = useRef(problem);
   useLayoutEffect(() => {
@@ -61,6 +61,11 @@ export function Player() {
   return (
     <div className="player">
       <div ref={slotRef} className="player__slot" />
+      {unavailable && (
+        <p className="player__problem" role="status">
+          {VIDEO_UNAVAILABLE_MESSAGE}
+        </p>
+      )}
       {failed && (
         <p className="player__problem" role="alert">
           {VIDEO_ERROR_MESSAGE}{' '}

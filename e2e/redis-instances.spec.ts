@@ -30,7 +30,7 @@ const origin = (name: keyof typeof servers) => {
 };
 
 async function startInstance(name: keyof typeof servers) {
-  const shared = name === 'memory' ? {} : { REDIS_URL: redis.url };
+  const shared: Record<string, string> = name === 'memory' ? {} : { REDIS_URL: redis.url };
   servers[name] = await startServer({ ...env, ...shared });
 }
 

@@ -5,6 +5,7 @@
  * addresses are claimed through X-Forwarded-For (the instances trust the loopback proxy).
  */
 import { expect, test } from '@playwright/test';
+import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { startRedis, type RedisServer } from '../scripts/redis-server';
 import { startServer, type RunningServer } from '../scripts/test-server';
@@ -145,9 +146,28 @@ test('two simultaneous signins from one address on both instances are evaluated 
   expect(refused.headers.get('retry-after')).toBe('1');
 });
 
-test('an instance restarted keeps every session and every address backoff', async () => {
-  await servers.a?.stop();
+test('SIGTERM lets a signin in flight finish, with Redis, before the instance exits', async () => {
+  // Other visitors' signins queued first keep this one waiting for its hash.
+  const queued = [1, 2, 3].map((n) => signin(origin('a'), `10.3.0.${n}`, WRONG_PASSWORD));
+  const inFlight = signin(origin('a'), '10.1.0.8');
+  const client = new Redis(redis.url);
+  try {
+    // Admitted: its lease is in Redis, so the instance has it in hand.
+    await expect.poll(() => client.exists('signin:{10.1.0.8}:lease')).toBe(1);
+  } finally {
+    client.disconnect();
+  }
+  const stopped = servers.a!.stop();
   servers.a = null;
+  const response = await inFlight;
+  await Promise.allSettled(queued);
+  await stopped;
+  expect(response.status).toBe(200);
+  const cookie = (response.headers.get('set-cookie') ?? '').split(';', 1)[0]!;
+  expect((await get(origin('b'), '/api/video', cookie)).status).toBe(206);
+});
+
+test('an instance restarted keeps every session and every address backoff', async () => {
   await startInstance('a');
   expect((await get(origin('a'), '/api/video', earlySession)).status).toBe(206);
   const waiting = await signin(origin('a'), '10.1.0.3', E2E_PASSWORD);

@@ -5,6 +5,7 @@ import { configWarnings, loadConfig, type ServerConfig } from './config.js';
 
 /** How long open video streams may take to finish before a shutdown cuts them. */
 const SHUTDOWN_GRACE_MS = 10_000;
+const IDLE_SWEEP_MS = 100;
 
 function readConfig(): ServerConfig {
   try {
@@ -45,6 +46,10 @@ async function main() {
     app.log.info({ signal }, 'shutting down');
     const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     grace.unref();
+    // A kept-alive connection whose request ends during the close would hold it open until the
+    // grace runs out: close connections as soon as they fall idle.
+    const idle = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+    idle.unref();
     try {
       await app.close();
       process.exit(0);

@@ -21,6 +21,8 @@ let client: Redis;
 beforeAll(async () => {
   redis = await startRedis();
   client = new Redis(redis.url);
+  // The outage test kills Redis under this client too; it reconnects by itself.
+  client.on('error', () => undefined);
 });
 afterAll(async () => {
   client.disconnect();
@@ -86,6 +88,22 @@ describe('sessions and limits in Redis', () => {
     expect(await from('192.0.2.8', password)).toBe(200);
     expect(await client.keys('signin:{192.0.2.8}*')).toEqual([]);
     await app.close();
+  });
+
+  it('counts the requests per minute to /api/users/* once for all instances', async () => {
+    const env = { REDIS_URL: redis.url, SIGNIN_MAX_REQUESTS_PER_MINUTE: '3' };
+    const [first, second] = [await testServer(env), await testServer(env)];
+    const statuses: number[] = [];
+    for (const app of [first, second, first, second]) {
+      const response = await app.inject({
+        method: 'POST',
+        url: SIGNOUT,
+        remoteAddress: '192.0.2.10',
+      });
+      statuses.push(response.statusCode);
+    }
+    expect(statuses).toEqual([204, 204, 204, 429]);
+    await Promise.all([first.close(), second.close()]);
   });
 
   it('answers 503 with Retry-After, never 401, while Redis is unreachable, and recovers by itself', async () => {

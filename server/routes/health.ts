@@ -9,10 +9,12 @@ export async function healthRoutes(
   app: FastifyInstance,
   { ready }: { ready: () => Promise<boolean> },
 ) {
-  app.get('/livez', async (_request, reply) =>
+  // Asked every few seconds by the balancer: not worth a log line each.
+  const quiet = { logLevel: 'warn' } as const;
+  app.get('/livez', quiet, async (_request, reply) =>
     reply.header('cache-control', 'no-store').send({ status: 'ok' }),
   );
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', quiet, async (_request, reply) => {
     const ok = await ready();
     return reply
       .code(ok ? 200 : 503)

@@ -14,6 +14,8 @@ import { BASE, E2E_PASSWORD, WRONG_PASSWORD } from './site';
 
 test.describe.configure({ mode: 'serial' });
 
+const UNAVAILABLE = 'El video no está disponible en este momento. Reintentando…';
+
 /** Answers come at once while Redis is down; this only keeps a hang from lasting the test. */
 const HANG_GUARD_MS = 5_000;
 
@@ -192,6 +194,36 @@ test('with Redis killed, media and signin answer 503 with Retry-After, the login
   }
   const out = await signout(origin('b'), 'sid=anything');
   expect(out.headers.get('set-cookie')).toMatch(/^sid=; Max-Age=0;/);
+});
+
+test('a visitor watching during the outage is told the video is unavailable, stays in, and the video comes back by itself', async ({
+  browser,
+}) => {
+  await redis.restart();
+  await expect.poll(async () => (await get(origin('a'), '/readyz')).status).toBe(200);
+  const context = await browser.newContext({ extraHTTPHeaders: { 'X-Forwarded-For': '10.1.0.9' } });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${origin('a')}${BASE}/login`);
+    await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await expect(page).toHaveURL(`${origin('a')}${BASE}/VideoPlayer`);
+
+    await redis.kill();
+    await page.reload();
+    await expect(page.getByText(UNAVAILABLE)).toBeVisible();
+    await expect(page).toHaveURL(`${origin('a')}${BASE}/VideoPlayer`);
+
+    await redis.restart();
+    await expect(page.getByText(UNAVAILABLE)).toBeHidden();
+    await expect
+      .poll(() => page.evaluate(() => document.querySelector('video')?.readyState ?? 0))
+      .toBeGreaterThanOrEqual(1);
+    await expect(page).toHaveURL(`${origin('a')}${BASE}/VideoPlayer`);
+  } finally {
+    await context.close();
+  }
+  await redis.kill();
 });
 
 test('when Redis comes back with its data, the sessions made before work again', async () => {

@@ -3,7 +3,12 @@ import { CHROMIUM_ARGS, findChromium } from './scripts/find-chromium.mjs';
 
 const executablePath = findChromium() ?? undefined;
 /** Specs that do not depend on the viewport run once. */
-const ONCE = ['auth-paths.spec.ts', 'budget.spec.ts'];
+const ONCE = [
+  'auth-paths.spec.ts',
+  'budget.spec.ts',
+  'redis-instances.spec.ts',
+  'browser-restart.spec.ts',
+];
 const desktop = { viewport: { width: 1280, height: 800 } };
 const phone = {
   viewport: { width: 390, height: 844 },
@@ -35,6 +40,11 @@ export default defineConfig({
   projects: [
     { name: 'paths', testMatch: 'auth-paths.spec.ts', use: desktop },
     { name: 'budget', testMatch: 'budget.spec.ts', use: desktop },
+    {
+      name: 'instances',
+      testMatch: ['redis-instances.spec.ts', 'browser-restart.spec.ts'],
+      use: desktop,
+    },
     { name: 'desktop', testIgnore: ONCE, use: desktop },
     { name: 'phone', testIgnore: ONCE, use: phone },
   ],

@@ -166,7 +166,7 @@ export const SETTINGS = {
     'server',
     '10000',
     wholeNumber(1, 10_000_000),
-    'most server sessions kept in memory (least recently used dropped)',
+    'most sessions kept in memory (least recently used dropped); in Redis its `maxmemory` bounds them',
   ),
   NODE_ENV: setting(
     'server',
@@ -234,7 +234,28 @@ export const SETTINGS = {
     'server',
     '10000',
     wholeNumber(100, 1_000_000),
-    'memory bound of the limiter',
+    "memory bound of the in-memory limiter (in Redis, an address's keys expire after the hour)",
+  ),
+  REDIS_URL: setting(
+    'server',
+    '',
+    trimmed.refine(
+      (raw) => {
+        if (raw === '' || raw.startsWith('/')) return true;
+        try {
+          const { protocol, hostname } = new URL(raw);
+          return (protocol === 'redis:' || protocol === 'rediss:') && hostname !== '';
+        } catch {
+          return false;
+        }
+      },
+      {
+        error:
+          'must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379/0) or the absolute path of a Unix socket',
+      },
+    ),
+    'sessions and signin limits shared by every instance: `redis://host:port/db`, `rediss://…`, a socket',
+    '(empty: everything in this process)',
   ),
   LOG_LEVEL: setting(
     'server',

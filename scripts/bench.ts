@@ -3,7 +3,7 @@
  * for (each measurement bounded in time), prints one table and writes it to reports/bench.json
  * and reports/bench.md. A missed target is a finding, not a failure: the exit code is 0 unless
  * the bench itself broke. BENCH_SKIP_BUILD=1 measures the existing build; BENCH_ONLY=a,b runs
- * only the named measurements (bundle, login, video, compression, lighthouse, load).
+ * only the named measurements (bundle, login, video, compression, lighthouse, load, redis).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { compressionMeasurement } from './bench/compression';
 import { lighthouseMeasurement } from './bench/lighthouse';
 import { describeLoad, loadMeasurement } from './bench/load';
 import { loginMeasurement } from './bench/login';
+import { redisMeasurement } from './bench/redis';
 import { runMeasurement, type Measurement } from './bench/measure';
 import {
   formatConditions,
@@ -78,6 +79,7 @@ const MEASUREMENTS = {
   compression: compressionMeasurement,
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
+  redis: redisMeasurement,
 } as const;
 
 /** BENCH_ONLY=login,video runs a subset (while working on one figure). */

@@ -1,7 +1,7 @@
 /**
  * `npm test`: everything a fresh machine needs, then every check, then one summary line.
- * Installs npm packages when they are missing or stale, and Debian's Chromium when it is
- * missing and apt can be used; otherwise it stops at once and says what to install.
+ * Installs npm packages when they are missing or stale, and Debian's Chromium and redis-server
+ * when they are missing and apt can be used; otherwise it stops at once and says what to install.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -24,21 +24,33 @@ if (!existsSync(installed) || statSync('package-lock.json').mtimeMs > statSync(i
   if (!run('npm', ['ci', '--no-audit', '--no-fund'])) fail('npm ci failed.');
 }
 
-// 2. Chromium, from Debian: Playwright's own download cannot work here.
-if (!findChromium()) {
+// 2. Debian packages the tests run for real (Playwright's own download cannot work here):
+// each with the check that proves it is present.
+const debianPackages = [
+  { name: 'chromium', present: () => Boolean(findChromium()), hint: ' (or set CHROMIUM_PATH)' },
+  {
+    name: 'redis-server',
+    present: () => spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0,
+    hint: '',
+  },
+];
+const missing = debianPackages.filter((pkg) => !pkg.present());
+if (missing.length) {
+  const names = missing.map((pkg) => pkg.name);
   const isRoot = process.getuid?.() === 0;
   const hasApt = existsSync('/usr/bin/apt-get');
   if (!isRoot || !hasApt)
     fail(
-      'Chromium not found: install it with `sudo apt-get install -y chromium` (or set CHROMIUM_PATH).',
+      `Missing: install with \`sudo apt-get install -y ${names.join(' ')}\`${missing.map((pkg) => pkg.hint).join('')}.`,
     );
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (
     !run('apt-get', ['update', '-qq'], { env }) ||
-    !run('apt-get', ['install', '-y', '-qq', 'chromium'], { env })
+    !run('apt-get', ['install', '-y', '-qq', ...names], { env })
   )
-    fail('Installing Chromium with apt-get failed.');
-  if (!findChromium()) fail('Chromium still not found after apt-get install chromium.');
+    fail(`Installing ${names.join(', ')} with apt-get failed.`);
+  const still = missing.filter((pkg) => !pkg.present()).map((pkg) => pkg.name);
+  if (still.length) fail(`${still.join(', ')} still not found after apt-get install.`);
 }
 
 // 3. The checks, in the order that fails fastest.

@@ -4,13 +4,17 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { SCREEN_PATHS } from '../config/paths.js';
 import type { ServerConfig, TrustProxy } from './config.js';
 import { clientErrorHandler, errorHandler, frameworkErrors, notFoundHandler } from './errors.js';
+import { createRedis, redisAnswers } from './redis.js';
+import { RedisSessionStore } from './redis-sessions.js';
+import { RedisSigninLimiter } from './redis-signin-limiter.js';
+import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
 import { signinRoute, signoutRoute } from './routes/signin.js';
 import { siteRoutes } from './routes/site.js';
 import { registerSecurityHeaders } from './security.js';
 import { MemorySessionStore, type SessionStore } from './sessions.js';
 import { slots } from './slots.js';
-import { SigninLimiter } from './signin-limiter.js';
+import { SigninLimiter, type AttemptLimiter } from './signin-limiter.js';
 
 /** Where pino writes; tests pass a stream to read the log lines. */
 export interface LogDestination {
@@ -22,7 +26,12 @@ export interface ServerDeps {
   now?: () => number;
   logStream?: LogDestination;
   sessions?: SessionStore;
+  /** Set by index.ts on SIGTERM: /readyz then answers 503 while requests in flight finish. */
+  lifecycle?: { draining: boolean };
 }
+
+/** How long /readyz waits for Redis's PONG. */
+const READY_PING_MS = 250;
 
 /** Nothing the server accepts is larger than a signin; refuse big bodies before parsing. */
 const BODY_LIMIT = 64 * 1024;
@@ -87,18 +96,43 @@ export async function buildServer(
   // Only JSON bodies mean anything here; a text body must get 415, not reach a handler.
   app.removeContentTypeParser('text/plain');
 
-  const sessions =
-    deps.sessions ??
-    new MemorySessionStore({
-      ttlMs: config.sessionTtlS * 1000,
-      maxSessions: config.maxSessions,
-      now,
-    });
-  app.addHook('onClose', async () => sessions.close());
   const { maxConcurrentHashes, maxWaitingHashes, ...limits } = config.signin;
   // One address holds at most one attempt, so another address always finds a place.
   const maxAttemptsInFlight = Math.max(2, maxConcurrentHashes + maxWaitingHashes);
-  const limiter = new SigninLimiter({ ...limits, maxAttemptsInFlight, now });
+  const ttlMs = config.sessionTtlS * 1000;
+  const lifecycle = deps.lifecycle ?? { draining: false };
+
+  let sessions: SessionStore;
+  let limiter: AttemptLimiter;
+  let ready = async () => !lifecycle.draining;
+  const redis = config.redisUrl ? createRedis(config.redisUrl) : null;
+  if (redis) {
+    // Registered first, so it runs last: after the requests in flight and the other hooks.
+    app.addHook('onClose', async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+    // ioredis reports every failed reconnection; the log says when the link changes.
+    let up = false;
+    redis.on('ready', () => {
+      up = true;
+      app.log.info('Redis connected');
+    });
+    redis.on('error', (error: Error) => {
+      if (up) app.log.error({ err: error }, 'Redis unreachable: answering 503 until it is back');
+      up = false;
+    });
+    await redis.connect().catch((error: unknown) => {
+      app.log.error({ err: error }, 'Redis unreachable at start: answering 503 until it is back');
+    });
+    sessions = deps.sessions ?? new RedisSessionStore(redis, ttlMs);
+    limiter = new RedisSigninLimiter(redis, { ...limits, maxAttemptsInFlight });
+    ready = async () => !lifecycle.draining && (await redisAnswers(redis, READY_PING_MS));
+  } else {
+    sessions =
+      deps.sessions ?? new MemorySessionStore({ ttlMs, maxSessions: config.maxSessions, now });
+    limiter = new SigninLimiter({ ...limits, maxAttemptsInFlight, now });
+  }
+  app.addHook('onClose', async () => sessions.close());
 
   await registerSecurityHeaders(app, config);
   await app.register(cookie, { secret: config.sessionSecret });
@@ -111,6 +145,9 @@ export async function buildServer(
       max: config.signin.maxRequestsPerMinute,
       timeWindow: 60_000,
       errorResponseBuilder: (_request, context) => ({ statusCode: context.statusCode }),
+      // Shared by the instances. While Redis is down the counters are skipped: the signin
+      // itself then answers 503, and a signout still clears the cookie.
+      ...(redis ? { redis, nameSpace: 'ratelimit:', skipOnError: true } : {}),
     });
     await users.register(signinRoute, {
       config,
@@ -120,6 +157,7 @@ export async function buildServer(
     });
     await users.register(signoutRoute, { sessions });
   });
+  await app.register(healthRoutes, { ready });
   await app.register(mediaRoutes, { config, sessions });
   await app.register(siteRoutes, { config });
 

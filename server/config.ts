@@ -64,6 +64,8 @@ export interface ServerConfig {
   distDir: string;
   signin: SigninLimits;
   logLevel: LogLevel;
+  /** Shared sessions and limits for several instances; null keeps them in this process. */
+  redisUrl: string | null;
   /** Origins outside this server that the built app talks to (from the client's URLs). */
   outsideOrigins: { connect: string[]; media: string[]; img: string[] };
 }
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxTrackedAddresses: s.SIGNIN_MAX_TRACKED_ADDRESSES,
     },
     logLevel: s.LOG_LEVEL,
+    redisUrl: s.REDIS_URL || null,
     // The client reads these URLs at build time; the server lets the browser reach their
     // origins under the CSP.
     outsideOrigins: {

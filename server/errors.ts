@@ -48,6 +48,12 @@ const VALIDATION = apiError(
   'El cuerpo debe ser { "form": { "usuario": texto, "contraseña": texto } } sin otros campos.',
 );
 
+/** The shared store (Redis) is unreachable: come back soon, the session is not over. */
+export const UNAVAILABLE = apiError(
+  'temporarily_unavailable',
+  'El servicio no está disponible en este momento. Intente nuevamente en unos segundos.',
+);
+
 const INTERNAL = apiError('internal_error', 'Ocurrió un error inesperado. Intente nuevamente.');
 
 /**
@@ -60,6 +66,15 @@ export function errorHandler(error: AnyError, request: FastifyRequest, reply: Fa
   const raw = error.statusCode ?? error.status;
   const status = typeof raw === 'number' && raw >= 400 && raw <= 599 ? raw : 500;
   const log = { statusCode: status, code: error.code, address: request.ip };
+  if (status === 503 && error.headers) {
+    // Raised on purpose (redis.ts StoreUnavailable): an outage to report, not a bug.
+    request.log.warn({ ...log, err: error }, 'request refused: store unavailable');
+    return reply
+      .code(503)
+      .headers(error.headers)
+      .header('cache-control', 'no-store')
+      .send(UNAVAILABLE);
+  }
   if (status >= 500) {
     // The full error goes to the log only: that is where a real bug must be readable.
     request.log.error({ ...log, err: error }, 'request failed');

@@ -6,6 +6,7 @@ import { configWarnings, loadConfig, type ServerConfig } from './config.js';
 
 /** How long open video streams may take to finish before a shutdown cuts them. */
 const SHUTDOWN_GRACE_MS = 10_000;
+const IDLE_SWEEP_MS = 100;
 
 function readConfig(): ServerConfig {
   try {
@@ -25,7 +26,8 @@ function shout(lines: string[]) {
 async function main() {
   const config = readConfig();
   shout(configWarnings(config));
-  const app = await buildServer(config);
+  const lifecycle = { draining: false };
+  const app = await buildServer(config, { lifecycle });
 
   for (const [name, path] of [
     ['VIDEO_FILE', config.videoFile],
@@ -39,9 +41,16 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    // /readyz answers 503 from now on; the requests in flight finish; Redis closes last
+    // (app.ts registers its hook so).
+    lifecycle.draining = true;
     app.log.info({ signal }, 'shutting down');
     const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     grace.unref();
+    // A kept-alive connection whose request ends during the close would hold it open until the
+    // grace runs out: close connections as soon as they fall idle.
+    const idle = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+    idle.unref();
     try {
       await app.close();
       process.exit(0);

@@ -4,7 +4,8 @@ import type { Session, SessionStore } from './sessions.js';
 /**
  * The session cookie. Over HTTPS it is `__Host-sid`: the browser then insists on Secure,
  * Path=/ and no Domain, so a sibling subdomain or a plain-HTTP page cannot plant one.
- * No Max-Age: it ends with the browser; the server-side session has its own lifetime.
+ * Its Max-Age is the server session's remaining lifetime: a browser restarted within it keeps
+ * the visitor in (the spec's rehydration), and the browser drops it when the session ends.
  */
 const PLAIN_NAME = 'sid';
 const HOST_NAME = '__Host-sid';
@@ -37,8 +38,18 @@ export async function liveSession(
   return token ? store.get(token) : null;
 }
 
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string) {
-  reply.setCookie(cookieName(request), token, { ...cookieOptions(request), signed: true });
+export function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  remainingMs: number,
+) {
+  reply.setCookie(cookieName(request), token, {
+    ...cookieOptions(request),
+    signed: true,
+    // Rounded down: the cookie never outlives the session.
+    maxAge: Math.max(0, Math.floor(remainingMs / 1000)),
+  });
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply) {

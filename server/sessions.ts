@@ -36,7 +36,7 @@ export interface MemorySessionStoreOptions {
  * Only a digest of each token is kept, so a heap dump or a log of this map does not hand
  * out live cookies.
  */
-const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
+export const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 export class MemorySessionStore implements SessionStore {
   /** Map order is recency: get() moves a session to the end, eviction takes from the front. */

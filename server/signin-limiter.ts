@@ -33,11 +33,16 @@ export type Refusal = {
 
 /** Settles one admitted attempt; call exactly one of them, exactly once. */
 export interface Ticket {
-  succeeded(): void;
-  failed(): void;
+  succeeded(): void | Promise<void>;
+  failed(): void | Promise<void>;
 }
 
 export type Admission = { ok: true; ticket: Ticket } | Refusal;
+
+/** This in-memory limiter, or the shared one in Redis (redis-signin-limiter.ts). */
+export interface AttemptLimiter {
+  admit(address: string): Admission | Promise<Admission>;
+}
 
 interface Entry {
   /** Times of failures in the last hour, oldest first. */
@@ -52,7 +57,7 @@ const SWEEP_EVERY_MS = 60_000;
 
 const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-export class SigninLimiter {
+export class SigninLimiter implements AttemptLimiter {
   /** Map order is recency: touched entries move to the end, eviction takes from the front. */
   private readonly entries = new Map<string, Entry>();
   private readonly options: Required<SigninLimiterOptions>;

@@ -6,7 +6,7 @@ import { MAX_FIELD_LENGTH } from '../../machines/session.js';
 import { verifyPassword } from '../password.js';
 import { clearSessionCookie, setSessionCookie, tokenFrom } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
-import type { Refusal, SigninLimiter } from '../signin-limiter.js';
+import type { AttemptLimiter, Refusal } from '../signin-limiter.js';
 
 /** ASVS asks for at least 64 characters; beyond a few hundred nobody types a password. */
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -41,7 +41,7 @@ interface SigninBody {
 export interface SigninDeps {
   config: ServerConfig;
   sessions: SessionStore;
-  limiter: SigninLimiter;
+  limiter: AttemptLimiter;
   /** Runs each hash when a slot is free (see slots.ts). */
   hashing: <T>(task: () => Promise<T>) => Promise<T>;
 }
@@ -74,8 +74,9 @@ export async function signinRoute(
     { schema: { body: bodySchema }, bodyLimit: SIGNIN_BODY_LIMIT },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      // IPv6 clients usually own a whole /64: count it as one address.
-      const admission = limiter.admit(normalizeIP(request.ip));
+      // IPv6 clients usually own a whole /64: count it as one address. A store that does not
+      // answer is a 503 here, before any hashing.
+      const admission = await limiter.admit(normalizeIP(request.ip));
       if (!admission.ok) return refuse(request, reply, admission);
 
       const { usuario, contraseña } = request.body.form;
@@ -86,8 +87,9 @@ export async function signinRoute(
         const passwordOk = await hashing(() => verifyPassword(contraseña, config.passwordHash));
         accepted = passwordOk && usuario === config.username;
       } finally {
-        if (accepted) admission.ticket.succeeded();
-        else admission.ticket.failed();
+        // Awaited: a wrong password is revealed only once its failure is recorded.
+        if (accepted) await admission.ticket.succeeded();
+        else await admission.ticket.failed();
       }
 
       const outcome = accepted ? 'success' : 'invalid_credentials';
@@ -97,8 +99,8 @@ export async function signinRoute(
       // A new token at every signin; an older session carried by this browser ends here.
       const previous = tokenFrom(request);
       if (previous) await sessions.delete(previous);
-      const { token } = await sessions.create();
-      setSessionCookie(request, reply, token);
+      const { token, session } = await sessions.create();
+      setSessionCookie(request, reply, token, session.expiresAt - session.createdAt);
       return { empresa: config.empresa, nombres: config.nombres };
     },
   );
@@ -113,8 +115,9 @@ export async function signoutRoute(app: FastifyInstance, { sessions }: { session
   );
   app.post('/api/users/signout', async (request, reply) => {
     const token = tokenFrom(request);
-    if (token) await sessions.delete(token);
+    // The browser forgets the cookie even when the store cannot end the session now.
     clearSessionCookie(request, reply);
+    if (token) await sessions.delete(token);
     request.log.info({ signout: { ended: token !== null, address: request.ip } }, 'signout');
     return reply.code(204).header('cache-control', 'no-store').send();
   });

@@ -154,6 +154,33 @@ describe('the video', () => {
     expect(localStorage.getItem('session')).toBeNull();
   });
 
+  it('keeps the visitor in and asks for the video again by itself when the server is temporarily unavailable (503)', async () => {
+    let status = 503;
+    server.use(
+      http.head(
+        config.videoUrl,
+        () => new HttpResponse(null, { status, headers: { 'retry-after': '1' } }),
+      ),
+    );
+    const { video } = await openVideoScreen();
+    const load = vi.spyOn(video, 'load');
+    fireEvent.error(video.querySelector('source')!);
+    expect(
+      await screen.findByText('El video no está disponible en este momento. Reintentando…'),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).toBeNull();
+    // Still unavailable at the first retry: it waits and asks again, never logging out.
+    await waitFor(() => expect(load).toHaveBeenCalledTimes(1), { timeout: 3000 });
+    fireEvent.error(video);
+    await screen.findByText('El video no está disponible en este momento. Reintentando…');
+    status = 206;
+    await waitFor(() => expect(load).toHaveBeenCalledTimes(2), { timeout: 3000 });
+    expect(screen.queryByText(/no está disponible/)).toBeNull();
+    expect(window.location.pathname).toBe(PATHS.video);
+    expect(localStorage.getItem('session')).not.toBeNull();
+    expect(countRequests('POST', SIGNOUT_URL)).toBe(0);
+  });
+
   it.each([
     ['the server has it (200)', () => new HttpResponse(null, { status: 200 })],
     ['the server fails (500)', () => new HttpResponse(null, { status: 500 })],

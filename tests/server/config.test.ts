@@ -141,6 +141,21 @@ describe('server configuration', () => {
     expect(problemsOf({ TRUST_PROXY: 'proxy.local' })).toContain('TRUST_PROXY');
   });
 
+  it('reads REDIS_URL as unset, a redis URL or a socket path, and refuses anything else', () => {
+    const redisUrl = (value?: string) =>
+      loadConfig(value === undefined ? {} : { REDIS_URL: value }, REPO).redisUrl;
+    expect(redisUrl()).toBeNull();
+    expect(redisUrl('')).toBeNull();
+    expect(redisUrl('redis://127.0.0.1:6379/0')).toBe('redis://127.0.0.1:6379/0');
+    expect(redisUrl('rediss://user:secret@redis.example:6380')).toBe(
+      'rediss://user:secret@redis.example:6380',
+    );
+    expect(redisUrl('/run/redis/redis.sock')).toBe('/run/redis/redis.sock');
+    expect(problemsOf({ REDIS_URL: 'http://127.0.0.1:6379' })).toContain('REDIS_URL');
+    expect(problemsOf({ REDIS_URL: '127.0.0.1:6379' })).toContain('REDIS_URL');
+    expect(problemsOf({ REDIS_URL: 'redis://' })).toContain('REDIS_URL');
+  });
+
   it('warns that a hop count trusts whoever reaches the server directly', () => {
     expect(configWarnings(loadConfig({ TRUST_PROXY: '2' }, REPO)).join()).toContain('hop count');
   });

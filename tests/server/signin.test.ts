@@ -38,12 +38,14 @@ describe('POST /api/users/signin', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 
-  it('sets an HttpOnly, SameSite=Strict session cookie on Path=/ with no lifetime', async () => {
+  it('sets an HttpOnly, SameSite=Strict session cookie on Path=/ that lives as long as the session', async () => {
     const app = await server();
     const res = await signin(app);
     const cookie = res.headers['set-cookie'] as string;
-    expect(cookie).toMatch(/^sid=[A-Za-z0-9_-]{43}\.[^;]+; Path=\/; HttpOnly; SameSite=Strict$/);
-    expect(cookie).not.toMatch(/Max-Age|Expires|Secure|Domain/i);
+    expect(cookie).toMatch(
+      /^sid=[A-Za-z0-9_-]{43}\.[^;]+; Max-Age=7200; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
+    expect(cookie).not.toMatch(/Expires|Secure|Domain/i);
   });
 
   it('over HTTPS (behind a trusted proxy) names the cookie __Host-sid and marks it Secure', async () => {
@@ -54,7 +56,7 @@ describe('POST /api/users/signin', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers['set-cookie']).toMatch(
-      /^__Host-sid=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+      /^__Host-sid=[^;]+; Max-Age=7200; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
     );
   });
 

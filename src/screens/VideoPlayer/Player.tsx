@@ -3,7 +3,7 @@ import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
 import { useKeyboardShortcuts } from './useKeyboardShortcuts';
 import { positionKey, useResumePosition } from './useResumePosition';
-import { useVideoProblem } from './useVideoProblem';
+import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './useVideoProblem';
 
 export const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
@@ -12,7 +12,7 @@ export function Player() {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
-  const { failed, clear, onMediaError, onPlay } = useVideoProblem();
+  const { failed, unavailable, clear, onMediaError, onPlay } = useVideoProblem(videoRef);
 
   // The prerendered video (index.html) may have failed before React adopted it; its error event
   // is gone by then, and the boot script noted it (src/boot/boot.ts).
@@ -46,6 +46,11 @@ export function Player() {
           <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
         </video>
       </div>
+      {unavailable && (
+        <p className="player__problem" role="status">
+          {VIDEO_UNAVAILABLE_MESSAGE}
+        </p>
+      )}
       {failed && (
         <p className="player__problem" role="alert">
           {VIDEO_ERROR_MESSAGE}{' '}

@@ -1,38 +1,68 @@
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import { AuthActor } from '../../auth/AuthProvider';
 import { config } from '../../config';
 
-/** Did the server refuse the session? The media element cannot tell a 401 from a bad file. */
-async function sessionRefused(): Promise<boolean> {
+export const VIDEO_UNAVAILABLE_MESSAGE =
+  'El video no está disponible en este momento. Reintentando…';
+
+/** When the server gives no Retry-After, and the most a Retry-After is trusted for. */
+const DEFAULT_RETRY_S = 2;
+const MAX_RETRY_S = 30;
+
+type Answer =
+  { kind: 'refused' } | { kind: 'unavailable'; retryAfterS: number } | { kind: 'other' };
+
+/**
+ * What the server says about the video. The media element cannot tell a 401 (the session is
+ * over) from a 503 (the server's store is down for a moment: the session is not over).
+ */
+async function askServer(): Promise<Answer> {
   try {
     const response = await fetch(config.videoUrl, {
       method: 'HEAD',
       credentials: 'include',
       cache: 'no-store',
     });
-    return response.status === 401;
+    if (response.status === 401) return { kind: 'refused' };
+    if (response.status !== 503) return { kind: 'other' };
+    const header = Number(response.headers.get('retry-after'));
+    const retryAfterS = Number.isFinite(header) && header > 0 ? header : DEFAULT_RETRY_S;
+    return { kind: 'unavailable', retryAfterS: Math.min(retryAfterS, MAX_RETRY_S) };
   } catch {
-    return false;
+    return { kind: 'other' };
   }
 }
 
 /**
  * When the video fails to load: a refused session (signout elsewhere, server restart) ends the
- * local one, which sends the visitor to the login with the expired notice; anything else shows
- * a message and a retry.
+ * local one, which sends the visitor to the login with the expired notice; a server that is
+ * temporarily unavailable gets the video asked again after its Retry-After, the visitor staying
+ * in; anything else shows a message and a retry.
  */
-export function useVideoProblem() {
+export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
   const actorRef = AuthActor.useActorRef();
   const [failed, setFailed] = useState(false);
+  const [unavailable, setUnavailable] = useState(false);
   const checking = useRef(false);
+  const retryTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(retryTimer.current), []);
 
   const onMediaError = async () => {
     // The <source> and the <video> can both report the same failure.
     if (checking.current) return;
     checking.current = true;
     try {
-      if (await sessionRefused()) actorRef.send({ type: 'session.refused' });
-      else setFailed(true);
+      const answer = await askServer();
+      if (answer.kind === 'refused') actorRef.send({ type: 'session.refused' });
+      else if (answer.kind === 'unavailable') {
+        setUnavailable(true);
+        clearTimeout(retryTimer.current);
+        retryTimer.current = setTimeout(() => {
+          setUnavailable(false);
+          // A new failure comes back here and waits again.
+          videoRef.current?.load();
+        }, answer.retryAfterS * 1000);
+      } else setFailed(true);
     } finally {
       checking.current = false;
     }
@@ -43,8 +73,8 @@ export function useVideoProblem() {
    * another browser, a restart); asking when playback starts ends the local session at once.
    */
   const onPlay = async () => {
-    if (await sessionRefused()) actorRef.send({ type: 'session.refused' });
+    if ((await askServer()).kind === 'refused') actorRef.send({ type: 'session.refused' });
   };
 
-  return { failed, onMediaError, onPlay, clear: () => setFailed(false) };
+  return { failed, unavailable, onMediaError, onPlay, clear: () => setFailed(false) };
 }

@@ -3,18 +3,19 @@
  * for (each measurement bounded in time), prints one table and writes it to reports/bench.json
  * and reports/bench.md. A missed target is a finding, not a failure: the exit code is 0 unless
  * the bench itself broke. BENCH_SKIP_BUILD=1 measures the existing build; BENCH_ONLY=a,b runs
- * only the named measurements (bundle, login, video, compression, lighthouse, load).
+ * only the named measurements (bundle, screens, video, compression, lighthouse, load).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { hashPassword } from '../server/password';
 import { chromiumPath, describeConditions } from './bench/browser';
 import { bundleMeasurement } from './bench/bundle';
 import { compressionMeasurement } from './bench/compression';
 import { lighthouseMeasurement } from './bench/lighthouse';
 import { describeLoad, loadMeasurement } from './bench/load';
-import { loginMeasurement } from './bench/login';
-import { runMeasurement, type Measurement } from './bench/measure';
+import { runMeasurement, type Measurement, type Site } from './bench/measure';
 import {
   formatConditions,
   formatNotes,
@@ -23,26 +24,34 @@ import {
   type Report,
   type Row,
 } from './bench/report';
-import { SERVER_ENV_NOTE, startBenchServer, type BenchServer } from './bench/server';
-import { siteSettings, type Site } from './bench/site';
+import { screensMeasurement } from './bench/screens';
 import { videoMeasurement } from './bench/video';
+import { clientConfigFromEnv } from './client-config';
+import { build, startServer, type RunningServer } from './test-server';
 
 const REPORT_JSON = 'reports/bench.json';
 const REPORT_MD = 'reports/bench.md';
 const SERVER_LOG = 'reports/bench-server.log';
-const BUILD_TIMEOUT_MS = 5 * 60_000;
 
-function build(): void {
-  if (process.env.BENCH_SKIP_BUILD === '1') {
-    console.log('BENCH_SKIP_BUILD=1: measuring the existing build');
-    return;
-  }
-  console.log('> npm run build');
-  const result = spawnSync('npm', ['run', 'build'], {
-    stdio: 'inherit',
-    timeout: BUILD_TIMEOUT_MS,
-  });
-  if (result.status !== 0) throw new Error('npm run build failed: nothing to measure');
+/**
+ * The server as in production (a real password hash and secret), except for the per-address
+ * signin limits, made generous so that the flood's signins really reach the password hashing.
+ */
+const SERVER_ENV_NOTE =
+  'NODE_ENV=production, own PASSWORD_HASH and SESSION_SECRET, TRUST_PROXY=127.0.0.1, per-address signin limits at their maximum, SIGNIN_MAX_CONCURRENT_HASHES and LOG_LEVEL at their defaults';
+
+async function startBenchServer(password: string): Promise<RunningServer> {
+  const env = {
+    NODE_ENV: 'production',
+    PASSWORD_HASH: await hashPassword(password),
+    SESSION_SECRET: randomBytes(48).toString('base64'),
+    // The flood claims one address per request through this (loopback) proxy.
+    TRUST_PROXY: '127.0.0.1',
+    SIGNIN_FREE_FAILURES: '20',
+    SIGNIN_MAX_FAILURES_PER_HOUR: '100',
+    SIGNIN_MAX_REQUESTS_PER_MINUTE: '10000',
+  };
+  return startServer(env, { logFile: SERVER_LOG });
 }
 
 function chromiumVersion(): string {
@@ -73,14 +82,14 @@ function conditions(loadBefore: string): Record<string, string> {
 /** In the order of the table; the flood comes last so that it disturbs nothing else. */
 const MEASUREMENTS = {
   bundle: bundleMeasurement,
-  login: loginMeasurement,
+  screens: screensMeasurement,
   video: videoMeasurement,
   compression: compressionMeasurement,
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
 } as const;
 
-/** BENCH_ONLY=login,video runs a subset (while working on one figure). */
+/** BENCH_ONLY=screens,video runs a subset (while working on one figure). */
 function measurements(site: Site): Measurement<string>[] {
   const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
   const unknown = only?.filter((name) => !(name in MEASUREMENTS)) ?? [];
@@ -119,9 +128,11 @@ function print(report: Report): void {
 async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0]!.toFixed(2);
-  build();
-  const settings = siteSettings(process.env);
-  let server: BenchServer | null = null;
+  if (process.env.BENCH_SKIP_BUILD === '1') console.log('BENCH_SKIP_BUILD=1: the existing build');
+  else build();
+  const client = clientConfigFromEnv(process.env);
+  const password = randomBytes(12).toString('base64url');
+  let server: RunningServer | null = null;
   const stopServer = async () => {
     const running = server;
     server = null;
@@ -129,13 +140,16 @@ async function main(): Promise<number> {
   };
   process.once('SIGINT', () => void stopServer().then(() => process.exit(130)));
   try {
-    server = await startBenchServer(SERVER_LOG);
-    console.log(`server ${server.origin} (pid ${server.pid}, log in ${SERVER_LOG})`);
+    server = await startBenchServer(password);
+    const pid = server.process.pid!;
+    console.log(`server ${server.origin} (pid ${pid}, log in ${SERVER_LOG})`);
     const site: Site = {
-      ...settings,
       origin: server.origin,
-      pid: server.pid,
-      password: server.password,
+      base: client.basePath,
+      username: client.username,
+      password,
+      distDir: process.env.DIST_DIR ?? 'dist',
+      pid,
     };
     const { rows, errors } = await measureAll(site);
     const report: Report = {

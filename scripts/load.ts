@@ -15,9 +15,10 @@
  * Importable: `runLoad(options)` returns the report without exiting.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { Agent, request, type IncomingMessage } from 'node:http';
+import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { buildIfMissing, startServer } from './test-server';
+import { quantile } from './bench/measure';
+import { buildIfMissing, send, signIn, signedIn, startServer, type Signin } from './test-server';
 
 export interface LoadOptions {
   durationMs?: number;
@@ -56,10 +57,10 @@ let running: { stop(): Promise<void> } | null = null;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The bench's percentile (nearest rank), so that a p95 here and there means the same. */
 function percentiles(values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { p50: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1] ?? 0 };
+  if (!values.length) return { p50: 0, p95: 0, max: 0 };
+  return { p50: quantile(values, 0.5), p95: quantile(values, 0.95), max: quantile(values, 1) };
 }
 
 function rssOf(pid: number): number {
@@ -69,43 +70,6 @@ function rssOf(pid: number): number {
 }
 
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
-
-interface Answer {
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-function signin(
-  origin: string,
-  localAddress: string,
-  password: string,
-  agent?: Agent,
-): Promise<Answer> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        hostname,
-        port,
-        path: '/api/users/signin',
-        method: 'POST',
-        localAddress,
-        agent,
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ form: { usuario: USERNAME, contraseña: password } }));
-  });
-}
 
 export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
   const durationMs = options.durationMs ?? Number(process.env.LOAD_SECONDS ?? 30) * 1000;
@@ -129,27 +93,17 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
     const { hostname, port } = new URL(origin);
     const start = rssOf(pid);
 
-    const login = await signin(origin, '127.0.0.2', DEMO_PASSWORD);
-    if (login.status !== 200) throw new Error(`the first signin answered ${login.status}`);
-    const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';', 1)[0] ?? '';
-    const head = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request({
-        hostname,
-        port,
-        path: '/api/video',
-        method: 'HEAD',
-        headers: { cookie },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res);
-      });
-      req.on('error', reject);
-      req.end();
+    const as = (localAddress: string, password: string, agent?: Agent): Signin => ({
+      origin,
+      username: USERNAME,
+      password,
+      localAddress,
+      agent,
     });
+    const { cookie } = await signedIn(as('127.0.0.2', DEMO_PASSWORD));
+    const head = await send(`${origin}/api/video`, { method: 'HEAD', headers: { cookie } });
     const size = Number(head.headers['content-length']);
-    if (head.statusCode !== 200 || !(size > 0))
-      throw new Error(`HEAD /api/video: ${head.statusCode}`);
+    if (head.status !== 200 || !(size > 0)) throw new Error(`HEAD /api/video: ${head.status}`);
 
     const video = { requests: 0, aborted: 0, bytes: 0, firstByte: [] as number[] };
     const signins = {
@@ -230,7 +184,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
         while (Date.now() < until) {
           const sent = performance.now();
           try {
-            const answer = await signin(origin, address, password(), agent);
+            const answer = await signIn(as(address, password(), agent));
             signinTimes.push(performance.now() - sent);
             count(signins[who], answer.status);
             if (!expected.includes(answer.status))

@@ -1,10 +1,13 @@
 /**
- * Starts the real built server (dist-server/) on a free loopback port, for the browser tests and
- * the benchmark. Resolves once the server has printed its address.
+ * The real built server (dist-server/) on a free loopback port, and the one client that signs in
+ * to it: for the browser tests (e2e/global-setup.ts), the load test (scripts/load.ts) and the
+ * benchmark (scripts/bench.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
+import { dirname } from 'node:path';
 
 export interface RunningServer {
   origin: string;
@@ -12,13 +15,16 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export function buildIfMissing(): void {
-  if (existsSync('dist/index.html') && existsSync('dist-server/index.js')) return;
-  const build = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('npm run build failed');
+export function build(): void {
+  const result = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', timeout: 5 * 60_000 });
+  if (result.status !== 0) throw new Error('npm run build failed');
 }
 
-export const freePort = () =>
+export function buildIfMissing(): void {
+  if (!existsSync('dist/index.html') || !existsSync('dist-server/index.js')) build();
+}
+
+const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
@@ -28,34 +34,134 @@ export const freePort = () =>
     });
   });
 
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+/**
+ * Starts the server with `env` over the current environment and resolves once it answers HTTP.
+ * Its log goes to `logFile` if given (the bench: under a flood it writes thousands of lines a
+ * second, and reading them here would load the event loop that times the requests); otherwise
+ * only its errors are shown.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  options: { logFile?: string } = {},
+): Promise<RunningServer> {
   const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  let log: number | 'ignore' = 'ignore';
+  if (options.logFile) {
+    mkdirSync(dirname(options.logFile), { recursive: true });
+    log = openSync(options.logFile, 'w');
+  }
   const child = spawn(process.execPath, ['dist-server/index.js'], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', log, log === 'ignore' ? 'inherit' : log],
   });
-  const origin = `http://127.0.0.1:${port}`;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server did not start in 20 s')), 20_000);
-    child.once('exit', (code) => reject(new Error(`the server exited with code ${code}`)));
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes(origin)) {
-        clearTimeout(timer);
-        resolve();
-      }
+  if (typeof log === 'number') closeSync(log);
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
     });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
+    if (
+      await get(`${origin}/`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error('the server did not answer within 20 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { origin, process: child, stop };
+}
+
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Bytes of the body as it came (not decompressed). */
+  bytes: number;
+}
+
+/** node:http, so that nothing decompresses, rewrites headers or keeps cookies for us. */
+export function send(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent },
+  localAddress?: string,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const { method = 'GET', headers, agent, body } = options;
+    const req = request(url, { method, headers, agent, localAddress }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const all = Buffer.concat(chunks);
+        const text = all.length < 64 * 1024 ? all.toString('utf8') : '';
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: text,
+          bytes: all.length,
+        });
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${url} took more than 10 s`)));
+    req.on('error', reject);
+    req.end(body);
   });
-  child.stdout?.resume();
-  return {
-    origin,
-    process: child,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+}
+
+export const get = (url: string, headers: Record<string, string> = {}) => send(url, { headers });
+
+export const SIGNIN_PATH = '/api/users/signin';
+
+/** The body the login screen posts. */
+export const signinBody = (username: string, password: string) =>
+  JSON.stringify({ form: { usuario: username, contraseña: password } });
+
+export interface Signin {
+  origin: string;
+  username: string;
+  password: string;
+  /** Sign in from this loopback address (127.0.0.x), e.g. to keep per-address limits apart. */
+  localAddress?: string;
+  agent?: Agent;
+}
+
+/** One signin, whatever its answer (the load test counts 401 and 429 too). */
+export function signIn(signin: Signin): Promise<Answer> {
+  return send(
+    `${signin.origin}${SIGNIN_PATH}`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: signinBody(signin.username, signin.password),
+      agent: signin.agent,
+    },
+    signin.localAddress,
+  );
+}
+
+export interface SignedIn {
+  /** `name=value` pairs for a Cookie header. */
+  cookie: string;
+  empresa: string;
+  nombres: string;
+}
+
+/** A signin that must succeed: the session cookie and who the server says the visitor is. */
+export async function signedIn(signin: Signin): Promise<SignedIn> {
+  const answer = await signIn(signin);
+  if (answer.status !== 200) throw new Error(`signin answered ${answer.status}`);
+  const cookie = (answer.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
+  if (!cookie) throw new Error('signin set no cookie');
+  const { empresa, nombres } = JSON.parse(answer.body) as { empresa: string; nombres: string };
+  return { cookie, empresa, nombres };
 }

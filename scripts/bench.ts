@@ -132,15 +132,10 @@ async function main(): Promise<number> {
   else build();
   const client = clientConfigFromEnv(process.env);
   const password = randomBytes(12).toString('base64url');
-  let server: RunningServer | null = null;
-  const stopServer = async () => {
-    const running = server;
-    server = null;
-    await running?.stop();
-  };
-  process.once('SIGINT', () => void stopServer().then(() => process.exit(130)));
+  const server = await startBenchServer(password);
+  // The server is stopped on Ctrl-C as on any other end (stop() may be called twice).
+  process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
   try {
-    server = await startBenchServer(password);
     const pid = server.process.pid!;
     console.log(`server ${server.origin} (pid ${pid}, log in ${SERVER_LOG})`);
     const site: Site = {
@@ -163,7 +158,7 @@ async function main(): Promise<number> {
     for (const error of errors) console.error(`bench error: ${error.stack ?? error.message}`);
     return errors.length ? 1 : 0;
   } finally {
-    await stopServer();
+    await server.stop();
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
+import { request, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 
@@ -63,15 +63,8 @@ export async function startServer(
       child.kill('SIGTERM');
     });
   const deadline = Date.now() + 20_000;
-  for (;;) {
+  while (!(await send(`${origin}/`).catch(() => null))) {
     if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
-    if (
-      await get(`${origin}/`).then(
-        () => true,
-        () => false,
-      )
-    )
-      break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error('the server did not answer within 20 s');
@@ -90,35 +83,23 @@ export interface Answer {
 }
 
 /** node:http, so that nothing decompresses, rewrites headers or keeps cookies for us. */
-export function send(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string; agent?: Agent },
-  localAddress?: string,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const { method = 'GET', headers, agent, body } = options;
-    const req = request(url, { method, headers, agent, localAddress }, (res) => {
+export function send(url: string, { body, ...options }: RequestOptions & { body?: string } = {}) {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const all = Buffer.concat(chunks);
-        const text = all.length < 64 * 1024 ? all.toString('utf8') : '';
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: text,
-          bytes: all.length,
-        });
+        const status = res.statusCode ?? 0;
+        resolve({ status, headers: res.headers, body: all.toString(), bytes: all.length });
       });
       res.on('error', reject);
     });
-    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${url} took more than 10 s`)));
+    req.setTimeout(10_000, () => req.destroy(new Error(`${url} took more than 10 s`)));
     req.on('error', reject);
     req.end(body);
   });
 }
-
-export const get = (url: string, headers: Record<string, string> = {}) => send(url, { headers });
 
 export const SIGNIN_PATH = '/api/users/signin';
 
@@ -126,38 +107,26 @@ export const SIGNIN_PATH = '/api/users/signin';
 export const signinBody = (username: string, password: string) =>
   JSON.stringify({ form: { usuario: username, contraseña: password } });
 
-export interface Signin {
+export interface Signin extends Pick<RequestOptions, 'agent' | 'localAddress'> {
   origin: string;
   username: string;
   password: string;
-  /** Sign in from this loopback address (127.0.0.x), e.g. to keep per-address limits apart. */
-  localAddress?: string;
-  agent?: Agent;
 }
 
 /** One signin, whatever its answer (the load test counts 401 and 429 too). */
-export function signIn(signin: Signin): Promise<Answer> {
-  return send(
-    `${signin.origin}${SIGNIN_PATH}`,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: signinBody(signin.username, signin.password),
-      agent: signin.agent,
-    },
-    signin.localAddress,
-  );
+export function signIn({ origin, username, password, agent, localAddress }: Signin) {
+  return send(`${origin}${SIGNIN_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: signinBody(username, password),
+    // From another loopback address (127.0.0.x), to keep per-address limits apart.
+    localAddress,
+    agent,
+  });
 }
 
-export interface SignedIn {
-  /** `name=value` pairs for a Cookie header. */
-  cookie: string;
-  empresa: string;
-  nombres: string;
-}
-
-/** A signin that must succeed: the session cookie and who the server says the visitor is. */
-export async function signedIn(signin: Signin): Promise<SignedIn> {
+/** A signin that must succeed: the session cookie (`name=value; …`) and who the visitor is. */
+export async function signedIn(signin: Signin) {
   const answer = await signIn(signin);
   if (answer.status !== 200) throw new Error(`signin answered ${answer.status}`);
   const cookie = (answer.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');

@@ -57,7 +57,7 @@ export function bundleMeasurement(site: { distDir: string; base: string }): Meas
       const total = sizes.reduce((sum, { bytes }) => sum + bytes, 0);
       return {
         eager: {
-          value: `${kilobytes(total)} (${sizes.length} files)`,
+          value: `${kilobytes(total)} (${sizes.length} file${sizes.length === 1 ? '' : 's'})`,
           measured: sizes.length ? total : null,
           unit: 'B',
           note: sizes.map(({ name, bytes }) => `${name} ${kilobytes(bytes)}`).join(', '),

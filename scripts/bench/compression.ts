@@ -4,7 +4,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { get, signedIn } from '../test-server';
+import { send, signedIn } from '../test-server';
 import { holds, type Measurement, type Site } from './measure';
 
 const TEXT = /\.(html|js|mjs|css|svg|vtt|json|txt|webmanifest|xml)$/;
@@ -70,9 +70,8 @@ export function compressionMeasurement(site: Site): Measurement<'compressed' | '
       ];
       const checked = await Promise.all(
         assets.map(async (asset) => {
-          const head = await get(`${site.origin}${asset.url}`, {
-            'accept-encoding': 'br, gzip',
-            ...(asset.needsCookie ? { cookie } : {}),
+          const head = await send(`${site.origin}${asset.url}`, {
+            headers: { 'accept-encoding': 'br, gzip', ...(asset.needsCookie ? { cookie } : {}) },
           });
           const encoding = header(head.headers['content-encoding']);
           // The captions' size is known only from the answer.

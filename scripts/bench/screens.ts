@@ -212,49 +212,49 @@ export function screensMeasurement(site: Site): Measurement<Key> {
       const login = `${site.origin}${site.base}/login`;
       const player = `${site.origin}${site.base}/VideoPlayer`;
       const visitor = await returningVisitor(site);
-      const runs: Record<'login' | 'bare' | 'loginDesktop' | 'video' | 'videoDesktop', Vitals[]> = {
-        login: [],
-        bare: [],
-        loginDesktop: [],
-        video: [],
-        videoDesktop: [],
+      const page = (viewport: Viewport, url: string, count: number, visitor?: Visitor) => ({
+        viewport,
+        url,
+        count,
+        visitor,
+        runs: [] as Vitals[],
+      });
+      const pages = {
+        login: page(PHONE, login, PAINT_RUNS),
+        bare: page(PHONE, bare.url, PAINT_RUNS),
+        loginDesktop: page(DESKTOP, login, SHIFT_RUNS),
+        video: page(PHONE, player, SHIFT_RUNS, visitor),
+        videoDesktop: page(DESKTOP, player, SHIFT_RUNS, visitor),
       };
-      const log = (name: string, run: Vitals) =>
-        console.log(
-          `  ${name}: FCP ${seconds(run.fcp)}, LCP ${seconds(run.lcp)} (${run.lcpElement ?? '?'}), CLS ${run.cls.toFixed(3)}`,
-        );
       try {
         // Interleaved, so that a busier moment of the machine weighs on all alike.
         for (let i = 0; i < PAINT_RUNS; i += 1) {
-          runs.login.push(await loadOnce(browser, PHONE, login));
-          runs.bare.push(await loadOnce(browser, PHONE, bare.url));
-          log(`run ${i + 1} login`, runs.login.at(-1)!);
-          log(`run ${i + 1} bare page`, runs.bare.at(-1)!);
-          if (i >= SHIFT_RUNS) continue;
-          runs.loginDesktop.push(await loadOnce(browser, DESKTOP, login));
-          runs.video.push(await loadOnce(browser, PHONE, player, visitor));
-          runs.videoDesktop.push(await loadOnce(browser, DESKTOP, player, visitor));
-          log(`run ${i + 1} login ${DESKTOP.name}`, runs.loginDesktop.at(-1)!);
-          log(`run ${i + 1} video ${PHONE.name}`, runs.video.at(-1)!);
-          log(`run ${i + 1} video ${DESKTOP.name}`, runs.videoDesktop.at(-1)!);
+          for (const [name, { viewport, url, count, visitor, runs }] of Object.entries(pages)) {
+            if (i >= count) continue;
+            const run = await loadOnce(browser, viewport, url, visitor);
+            runs.push(run);
+            console.log(
+              `  run ${i + 1} ${name}: FCP ${seconds(run.fcp)}, LCP ${seconds(run.lcp)} (${run.lcpElement ?? '?'}), CLS ${run.cls.toFixed(3)}`,
+            );
+          }
         }
       } finally {
         bare.server.close();
         await browser.close();
       }
-      const middle = runs.login[Math.floor(PAINT_RUNS / 2)]!;
+      const middle = pages.login.runs[Math.floor(PAINT_RUNS / 2)]!;
       return {
-        fcp: paint(runs.login, (run) => run.fcp, middle.timeline),
-        lcp: paint(runs.login, (run) => run.lcp, `element ${middle.lcpElement ?? '?'}`),
-        loginShift: shift(runs.login),
-        loginShiftDesktop: shift(runs.loginDesktop),
+        fcp: paint(pages.login.runs, (run) => run.fcp, middle.timeline),
+        lcp: paint(pages.login.runs, (run) => run.lcp, `element ${middle.lcpElement ?? '?'}`),
+        loginShift: shift(pages.login.runs),
+        loginShiftDesktop: shift(pages.loginDesktop.runs),
         bareFcp: paint(
-          runs.bare,
+          pages.bare.runs,
           (run) => run.fcp,
           `one <p>, ${Buffer.byteLength(BARE_PAGE)} bytes, no script or style: about the floor of any page here`,
         ),
-        video: shift(runs.video),
-        videoDesktop: shift(runs.videoDesktop),
+        video: shift(pages.video.runs),
+        videoDesktop: shift(pages.videoDesktop.runs),
       };
     },
   };

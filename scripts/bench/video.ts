@@ -26,7 +26,6 @@ const START_BUDGET = 0.1;
 
 /** What the page records, in ms since navigation start. */
 interface VideoState {
-  loadStartAt: number | null;
   metadataAt: number | null;
   firstFrameAt: number | null;
   /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
@@ -40,7 +39,6 @@ declare global {
 }
 
 interface Seek {
-  found: boolean;
   target: number;
   requestedAt: number;
   /** The first frame painted at or after the target, or null if none came in time. */
@@ -73,7 +71,6 @@ interface RunResult {
 /** Runs in the page before its scripts. Media events do not bubble, but they do capture. */
 function observeVideo() {
   const state: VideoState = {
-    loadStartAt: null,
     metadataAt: null,
     firstFrameAt: null,
     benchStartedPlayback: false,
@@ -87,7 +84,6 @@ function observeVideo() {
     const video = event.target;
     if (!(video instanceof HTMLVideoElement) || watched.has(video)) return;
     watched.add(video);
-    state.loadStartAt ??= performance.now();
     video.requestVideoFrameCallback(onFrame);
   };
   const onMetadata = (event: Event) => {
@@ -110,7 +106,7 @@ function observeVideo() {
 /** Runs in the page: seek, wait for a frame from the target, then for playback to go on. */
 async function seekAndPlay(fraction: number): Promise<Seek> {
   const video = document.querySelector('video');
-  if (!video) return { found: false, target: 0, requestedAt: 0, frameAt: null, playsOn: false };
+  if (!video) return { target: 0, requestedAt: 0, frameAt: null, playsOn: false };
   const target = video.duration * fraction;
   const requestedAt = performance.now();
   video.currentTime = target;
@@ -138,7 +134,7 @@ async function seekAndPlay(fraction: number): Promise<Seek> {
         resolve(done);
       }, 100);
     }));
-  return { found: true, target, requestedAt, frameAt, playsOn };
+  return { target, requestedAt, frameAt, playsOn };
 }
 
 function readHeader(headers: Record<string, unknown>, name: string): string | undefined {
@@ -287,14 +283,13 @@ function figuresOf(run: RunResult): RunFigures {
 }
 
 function describeRun(run: RunResult, figures: RunFigures): string {
-  const at = (ms: number | null) => (ms === null ? '-' : seconds(ms));
   const { state } = run;
   return [
-    `video request ${at(run.requests[0]?.sentAt ?? null)}`,
-    `metadata ${at(state.metadataAt)}`,
-    `first frame ${at(figures.frame)}${state.benchStartedPlayback ? ' (play pressed by the bench at metadata: the app does not autoplay)' : ''}`,
+    `video request ${seconds(run.requests[0]?.sentAt ?? null)}`,
+    `metadata ${seconds(state.metadataAt)}`,
+    `first frame ${seconds(figures.frame)}${state.benchStartedPlayback ? ' (play pressed by the bench at metadata: the app does not autoplay)' : ''}`,
     `by then ${figures.startBytes === null ? '-' : kilobytes(figures.startBytes)}`,
-    `seek: ${figures.seekRangeAt === null ? 'no new request' : `Range from ${(100 * figures.seekRangeAt).toFixed(0)} %`}, frame after ${at(figures.seekFrame)}${figures.seekPlays ? ', plays on' : ', does not play on'}`,
+    `seek: ${figures.seekRangeAt === null ? 'no new request' : `Range from ${(100 * figures.seekRangeAt).toFixed(0)} %`}, frame after ${seconds(figures.seekFrame)}${figures.seekPlays ? ', plays on' : ', does not play on'}`,
   ].join(', ');
 }
 

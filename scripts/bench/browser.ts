@@ -18,14 +18,14 @@ import type { Readable, Writable } from 'node:stream';
 import { CHROMIUM_ARGS, findChromium } from '../find-chromium.mjs';
 
 /** DevTools' "Fast 3G" preset: 1.6 Mbit/s and 750 kbit/s at 90 %, 150 ms RTT × 3.75. */
-export const FAST_3G = {
+const FAST_3G = {
   offline: false,
   latency: 150 * 3.75,
   downloadThroughput: ((1.6 * 1000 * 1000) / 8) * 0.9,
   uploadThroughput: ((750 * 1000) / 8) * 0.9,
 } as const;
 
-export const CPU_SLOWDOWN = 4;
+const CPU_SLOWDOWN = 4;
 
 export interface Viewport {
   name: string;
@@ -154,7 +154,12 @@ export function launchBrowser(signal: AbortSignal) {
       chromium.kill();
       await exited;
     }
-    rmSync(profile, { recursive: true, force: true });
+    // Its helper processes may still be closing files there: retry, and never fail a figure for it.
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (error) {
+      console.warn(`  could not remove ${profile}: ${(error as Error).message}`);
+    }
   };
   signal.addEventListener('abort', () => void close(), { once: true });
 

@@ -73,7 +73,7 @@ export interface Measurement<K extends string> {
   run(signal: AbortSignal): Promise<Record<K, Reading>>;
 }
 
-export interface Outcome {
+interface Outcome {
   rows: Row[];
   /** A crash of the measurement itself (not a missed target): the bench exits non-zero. */
   error: Error | null;

@@ -54,7 +54,7 @@ export function formatNotes(rows: Row[]): string {
 
 const escapeCell = (text: string) => text.replaceAll('|', '\\|');
 
-export function toMarkdown(report: Report): string {
+function toMarkdown(report: Report): string {
   const conditions = Object.entries(report.conditions)
     .map(([key, text]) => `- ${key}: ${escapeCell(text)}`)
     .join('\n');

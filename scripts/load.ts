@@ -14,11 +14,19 @@
  * 5 s warm-up, or file descriptors left open.
  * Importable: `runLoad(options)` returns the report without exiting.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { quantile } from './bench/measure';
-import { buildIfMissing, send, signIn, signedIn, startServer, type Signin } from './test-server';
+import {
+  buildIfMissing,
+  residentBytes,
+  send,
+  signIn,
+  signedIn,
+  startServer,
+  type Signin,
+} from './test-server';
 
 export interface LoadOptions {
   durationMs?: number;
@@ -63,12 +71,6 @@ function percentiles(values: number[]): Percentiles {
   return { p50: quantile(values, 0.5), p95: quantile(values, 0.95), max: quantile(values, 1) };
 }
 
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-  return kb * 1024;
-}
-
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 
 export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
@@ -91,7 +93,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
   try {
     const { origin } = server;
     const { hostname, port } = new URL(origin);
-    const start = rssOf(pid);
+    const start = residentBytes(pid);
 
     const as = (localAddress: string, password: string, agent?: Agent): Signin => ({
       origin,
@@ -206,7 +208,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
     const warmUntil = Date.now() + 5000;
     await Promise.all(Array.from({ length: streams }, (_, i) => stream(i, warmUntil)));
     await sleep(1000);
-    const before = rssOf(pid);
+    const before = residentBytes(pid);
     const fdsBefore = openFds(pid);
     Object.assign(video, { requests: 0, aborted: 0, bytes: 0, firstByte: [] });
 
@@ -214,7 +216,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
     let peak = before;
     let fdsPeak = fdsBefore;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, rssOf(pid));
+      peak = Math.max(peak, residentBytes(pid));
       fdsPeak = Math.max(fdsPeak, openFds(pid));
     }, 250);
     const began = Date.now();
@@ -230,10 +232,10 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
 
     // Idle: nothing runs; the server may release what it no longer needs (V8 shrinks its heap
     // a few seconds after allocation stops). "After" is the lowest RSS seen in that window.
-    let after = rssOf(pid);
+    let after = residentBytes(pid);
     for (let waited = 0; waited < idleMs; waited += 500) {
       await sleep(500);
-      after = Math.min(after, rssOf(pid));
+      after = Math.min(after, residentBytes(pid));
     }
     const fdsAfter = openFds(pid);
     if (server.process.exitCode !== null) fail(`the server exited with ${server.process.exitCode}`);

@@ -4,7 +4,7 @@
  * benchmark (scripts/bench.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
@@ -72,6 +72,12 @@ export async function startServer(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { origin, process: child, stop };
+}
+
+/** A process's resident memory, in bytes (Linux). */
+export function residentBytes(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? Number.NaN) * 1024;
 }
 
 export interface Answer {

@@ -8,11 +8,10 @@
  */
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { signedIn } from '../test-server';
+import { residentBytes, signedIn } from '../test-server';
 import type { FloodMessage, FloodOptions } from './flood';
 import { atMost, exactly, quantile, type Measurement, type Site } from './measure';
 
@@ -80,16 +79,10 @@ async function probeBoth(site: Site, cookie: string, seconds: number) {
   return { page, video, clientLagP99: lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS };
 }
 
-function rssMegabytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
-  return kb / 1024;
-}
-
 /** Samples the server's resident memory until stopped; returns the peak. */
 function watchMemory(pid: number) {
   let peak = 0;
-  const sample = () => (peak = Math.max(peak, rssMegabytes(pid)));
+  const sample = () => (peak = Math.max(peak, residentBytes(pid) / 2 ** 20));
   sample();
   const timer = setInterval(sample, 100);
   return () => {

@@ -95,7 +95,7 @@ export async function runMeasurement<K extends string>(
   console.log(`\n▶ ${measurement.name} (at most ${measurement.timeoutMs / 1000} s)`);
   const controller = new AbortController();
   const keys = Object.keys(measurement.figures) as K[];
-  const rowsFrom = (reading: (key: K) => Reading & { met?: boolean }) =>
+  const rowsFrom = (reading: (key: K) => Reading) =>
     keys.map((key) => {
       const { figure, target } = measurement.figures[key];
       const found = reading(key);
@@ -112,10 +112,10 @@ export async function runMeasurement<K extends string>(
     const error = caught instanceof Error ? caught : new Error(String(caught));
     const timedOut = error instanceof Timeout;
     console.log(`  ${timedOut ? 'timeout' : 'error'}: ${error.message}`);
+    // Nothing measured: every target is missed (a reference stays without one).
     const rows = rowsFrom(() => ({
       value: timedOut ? 'timeout' : 'error',
       measured: null,
-      met: false,
       note: error.message,
     }));
     return { rows, error: timedOut ? null : error };

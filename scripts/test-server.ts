@@ -1,7 +1,7 @@
 /**
- * The real built server (dist-server/) on a free loopback port, and the one client that signs in
- * to it: for the browser tests (e2e/global-setup.ts), the load test (scripts/load.ts) and the
- * benchmark (scripts/bench.ts).
+ * The real built server (dist-server/) on a free loopback port, for the browser tests
+ * (e2e/global-setup.ts), the load test (scripts/load.ts) and the benchmark (scripts/bench.ts);
+ * and the one client that signs in over HTTP, for those and the brute-force test.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';

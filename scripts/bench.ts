@@ -3,19 +3,25 @@
  * for (each measurement bounded in time), prints one table and writes it to reports/bench.json
  * and reports/bench.md. A missed target is a finding, not a failure: the exit code is 0 unless
  * the bench itself broke. BENCH_SKIP_BUILD=1 measures the existing build; BENCH_ONLY=a,b runs
- * only the named measurements (bundle, login, video, compression, lighthouse, load, redis).
+ * only the named measurements (bundle, screens, video, compression, lighthouse, load, redis).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { chromiumPath, describeConditions } from './bench/browser';
 import { bundleMeasurement } from './bench/bundle';
 import { compressionMeasurement } from './bench/compression';
 import { lighthouseMeasurement } from './bench/lighthouse';
-import { describeLoad, loadMeasurement } from './bench/load';
-import { loginMeasurement } from './bench/login';
+import {
+  BENCH_SERVER_ENV,
+  SERVER_LOG,
+  describeLoad,
+  loadMeasurement,
+  startBenchServer,
+} from './bench/load';
 import { redisMeasurement } from './bench/redis';
-import { runMeasurement, type Measurement } from './bench/measure';
+import { runMeasurement, type Measurement, type Site } from './bench/measure';
 import {
   formatConditions,
   formatNotes,
@@ -24,27 +30,13 @@ import {
   type Report,
   type Row,
 } from './bench/report';
-import { SERVER_ENV_NOTE, startBenchServer, type BenchServer } from './bench/server';
-import { siteSettings, type Site } from './bench/site';
+import { screensMeasurement } from './bench/screens';
 import { videoMeasurement } from './bench/video';
+import { clientConfig } from '../config/settings';
+import { build } from './test-server';
 
 const REPORT_JSON = 'reports/bench.json';
 const REPORT_MD = 'reports/bench.md';
-const SERVER_LOG = 'reports/bench-server.log';
-const BUILD_TIMEOUT_MS = 5 * 60_000;
-
-function build(): void {
-  if (process.env.BENCH_SKIP_BUILD === '1') {
-    console.log('BENCH_SKIP_BUILD=1: measuring the existing build');
-    return;
-  }
-  console.log('> npm run build');
-  const result = spawnSync('npm', ['run', 'build'], {
-    stdio: 'inherit',
-    timeout: BUILD_TIMEOUT_MS,
-  });
-  if (result.status !== 0) throw new Error('npm run build failed: nothing to measure');
-}
 
 function chromiumVersion(): string {
   const path = chromiumPath();
@@ -67,14 +59,16 @@ function conditions(loadBefore: string): Record<string, string> {
     ...describeConditions(),
     lighthouse: `${packageVersion('lighthouse')}, default (mobile) config with its simulated throttling, chrome-launcher, --headless=new`,
     load: describeLoad(),
-    server: SERVER_ENV_NOTE,
+    server: `${Object.entries(BENCH_SERVER_ENV)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(', ')}, its own PASSWORD_HASH and SESSION_SECRET, every other setting at its default`,
   };
 }
 
 /** In the order of the table; the flood comes last so that it disturbs nothing else. */
 const MEASUREMENTS = {
   bundle: bundleMeasurement,
-  login: loginMeasurement,
+  screens: screensMeasurement,
   video: videoMeasurement,
   compression: compressionMeasurement,
   lighthouse: lighthouseMeasurement,
@@ -82,7 +76,7 @@ const MEASUREMENTS = {
   redis: redisMeasurement,
 } as const;
 
-/** BENCH_ONLY=login,video runs a subset (while working on one figure). */
+/** BENCH_ONLY=screens,video runs a subset (while working on one figure). */
 function measurements(site: Site): Measurement<string>[] {
   const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
   const unknown = only?.filter((name) => !(name in MEASUREMENTS)) ?? [];
@@ -121,23 +115,23 @@ function print(report: Report): void {
 async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0]!.toFixed(2);
-  build();
-  const settings = siteSettings(process.env);
-  let server: BenchServer | null = null;
-  const stopServer = async () => {
-    const running = server;
-    server = null;
-    await running?.stop();
-  };
-  process.once('SIGINT', () => void stopServer().then(() => process.exit(130)));
+  if (process.env.BENCH_SKIP_BUILD === '1') console.log('BENCH_SKIP_BUILD=1: the existing build');
+  else build();
+  const client = clientConfig(process.env);
+  const password = randomBytes(12).toString('base64url');
+  const server = await startBenchServer(password);
+  // The server is stopped on Ctrl-C as on any other end (stop() may be called twice).
+  process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
   try {
-    server = await startBenchServer(SERVER_LOG);
-    console.log(`server ${server.origin} (pid ${server.pid}, log in ${SERVER_LOG})`);
+    const pid = server.process.pid!;
+    console.log(`server ${server.origin} (pid ${pid}, log in ${SERVER_LOG})`);
     const site: Site = {
-      ...settings,
       origin: server.origin,
-      pid: server.pid,
-      password: server.password,
+      base: client.basePath,
+      username: client.username,
+      password,
+      distDir: process.env.DIST_DIR ?? 'dist',
+      pid,
     };
     const { rows, errors } = await measureAll(site);
     const report: Report = {
@@ -151,7 +145,7 @@ async function main(): Promise<number> {
     for (const error of errors) console.error(`bench error: ${error.stack ?? error.message}`);
     return errors.length ? 1 : 0;
   } finally {
-    await stopServer();
+    await server.stop();
   }
 }
 

@@ -14,10 +14,19 @@
  * 5 s warm-up, or file descriptors left open.
  * Importable: `runLoad(options)` returns the report without exiting.
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { Agent, request, type IncomingMessage } from 'node:http';
+import { readdirSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { buildIfMissing, startServer } from './test-server';
+import { quantile } from './bench/measure';
+import {
+  buildIfMissing,
+  residentBytes,
+  send,
+  signIn,
+  signedIn,
+  startServer,
+  type Signin,
+} from './test-server';
 
 export interface LoadOptions {
   durationMs?: number;
@@ -56,56 +65,13 @@ let running: { stop(): Promise<void> } | null = null;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The bench's percentile (nearest rank), so that a p95 here and there means the same. */
 function percentiles(values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { p50: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1] ?? 0 };
-}
-
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-  return kb * 1024;
+  if (!values.length) return { p50: 0, p95: 0, max: 0 };
+  return { p50: quantile(values, 0.5), p95: quantile(values, 0.95), max: quantile(values, 1) };
 }
 
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
-
-interface Answer {
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-function signin(
-  origin: string,
-  localAddress: string,
-  password: string,
-  agent?: Agent,
-): Promise<Answer> {
-  const { hostname, port } = new URL(origin);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        hostname,
-        port,
-        path: '/api/users/signin',
-        method: 'POST',
-        localAddress,
-        agent,
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify({ form: { usuario: USERNAME, contraseña: password } }));
-  });
-}
 
 export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
   const durationMs = options.durationMs ?? Number(process.env.LOAD_SECONDS ?? 30) * 1000;
@@ -127,29 +93,19 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
   try {
     const { origin } = server;
     const { hostname, port } = new URL(origin);
-    const start = rssOf(pid);
+    const start = residentBytes(pid);
 
-    const login = await signin(origin, '127.0.0.2', DEMO_PASSWORD);
-    if (login.status !== 200) throw new Error(`the first signin answered ${login.status}`);
-    const cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';', 1)[0] ?? '';
-    const head = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = request({
-        hostname,
-        port,
-        path: '/api/video',
-        method: 'HEAD',
-        headers: { cookie },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        resolve(res);
-      });
-      req.on('error', reject);
-      req.end();
+    const as = (localAddress: string, password: string, agent?: Agent): Signin => ({
+      origin,
+      username: USERNAME,
+      password,
+      localAddress,
+      agent,
     });
+    const { cookie } = await signedIn(as('127.0.0.2', DEMO_PASSWORD));
+    const head = await send(`${origin}/api/video`, { method: 'HEAD', headers: { cookie } });
     const size = Number(head.headers['content-length']);
-    if (head.statusCode !== 200 || !(size > 0))
-      throw new Error(`HEAD /api/video: ${head.statusCode}`);
+    if (head.status !== 200 || !(size > 0)) throw new Error(`HEAD /api/video: ${head.status}`);
 
     const video = { requests: 0, aborted: 0, bytes: 0, firstByte: [] as number[] };
     const signins = {
@@ -230,7 +186,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
         while (Date.now() < until) {
           const sent = performance.now();
           try {
-            const answer = await signin(origin, address, password(), agent);
+            const answer = await signIn(as(address, password(), agent));
             signinTimes.push(performance.now() - sent);
             count(signins[who], answer.status);
             if (!expected.includes(answer.status))
@@ -252,7 +208,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
     const warmUntil = Date.now() + 5000;
     await Promise.all(Array.from({ length: streams }, (_, i) => stream(i, warmUntil)));
     await sleep(1000);
-    const before = rssOf(pid);
+    const before = residentBytes(pid);
     const fdsBefore = openFds(pid);
     Object.assign(video, { requests: 0, aborted: 0, bytes: 0, firstByte: [] });
 
@@ -260,7 +216,7 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
     let peak = before;
     let fdsPeak = fdsBefore;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, rssOf(pid));
+      peak = Math.max(peak, residentBytes(pid));
       fdsPeak = Math.max(fdsPeak, openFds(pid));
     }, 250);
     const began = Date.now();
@@ -276,10 +232,10 @@ export async function runLoad(options: LoadOptions = {}): Promise<LoadReport> {
 
     // Idle: nothing runs; the server may release what it no longer needs (V8 shrinks its heap
     // a few seconds after allocation stops). "After" is the lowest RSS seen in that window.
-    let after = rssOf(pid);
+    let after = residentBytes(pid);
     for (let waited = 0; waited < idleMs; waited += 500) {
       await sleep(500);
-      after = Math.min(after, rssOf(pid));
+      after = Math.min(after, residentBytes(pid));
     }
     const fdsAfter = openFds(pid);
     if (server.process.exitCode !== null) fail(`the server exited with ${server.process.exitCode}`);

@@ -1,10 +1,14 @@
 /**
- * Starts the real built server (dist-server/) on a free loopback port, for the browser tests and
- * the benchmark. Resolves once the server has printed its address.
+ * The real built server (dist-server/) on a free loopback port, for the browser tests
+ * (e2e/global-setup.ts), the load test (scripts/load.ts) and the benchmark (scripts/bench.ts);
+ * and the one client that signs in over HTTP, for those and the brute-force test.
  */
+import { SERVER_ENTRY } from './build-check';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { request, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { createServer } from 'node:net';
+import { dirname } from 'node:path';
 
 export interface RunningServer {
   origin: string;
@@ -12,10 +16,13 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export function build(): void {
+  const result = spawnSync('npm', ['run', 'build'], { stdio: 'inherit', timeout: 5 * 60_000 });
+  if (result.status !== 0) throw new Error('npm run build failed');
+}
+
 export function buildIfMissing(): void {
-  if (existsSync('dist/index.html') && existsSync('dist-server/server/index.js')) return;
-  const build = spawnSync('npm', ['run', 'build'], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('npm run build failed');
+  if (!existsSync('dist/index.html') || !existsSync(SERVER_ENTRY)) build();
 }
 
 export const freePort = () =>
@@ -28,34 +35,109 @@ export const freePort = () =>
     });
   });
 
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+/**
+ * Starts the server with `env` over the current environment and resolves once it answers HTTP.
+ * Its log goes to `logFile` if given (the bench: under a flood it writes thousands of lines a
+ * second, and reading them here would load the event loop that times the requests); otherwise
+ * only its errors are shown.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  options: { logFile?: string } = {},
+): Promise<RunningServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist-server/server/index.js'], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
   const origin = `http://127.0.0.1:${port}`;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server did not start in 20 s')), 20_000);
-    child.once('exit', (code) => reject(new Error(`the server exited with code ${code}`)));
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes(origin)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
+  let log: number | 'ignore' = 'ignore';
+  if (options.logFile) {
+    mkdirSync(dirname(options.logFile), { recursive: true });
+    log = openSync(options.logFile, 'w');
+  }
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
+    stdio: ['ignore', log, log === 'ignore' ? 'inherit' : log],
   });
-  child.stdout?.resume();
-  return {
-    origin,
-    process: child,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  if (typeof log === 'number') closeSync(log);
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  const deadline = Date.now() + 20_000;
+  while (!(await send(`${origin}/`).catch(() => null))) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error('the server did not answer within 20 s');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { origin, process: child, stop };
+}
+
+/** A process's resident memory, in bytes (Linux). */
+export function residentBytes(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? Number.NaN) * 1024;
+}
+
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Bytes of the body as it came (not decompressed). */
+  bytes: number;
+}
+
+/** node:http, so that nothing decompresses, rewrites headers or keeps cookies for us. */
+export function send(url: string, { body, ...options }: RequestOptions & { body?: string } = {}) {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(url, options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const all = Buffer.concat(chunks);
+        const status = res.statusCode ?? 0;
+        resolve({ status, headers: res.headers, body: all.toString(), bytes: all.length });
+      });
+      res.on('error', reject);
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error(`${url} took more than 10 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export const SIGNIN_PATH = '/api/users/signin';
+
+/** The body the login screen posts. */
+export const signinBody = (username: string, password: string) =>
+  JSON.stringify({ form: { usuario: username, contraseña: password } });
+
+export interface Signin extends Pick<RequestOptions, 'agent' | 'localAddress'> {
+  origin: string;
+  username: string;
+  password: string;
+}
+
+/** One signin, whatever its answer (the load test counts 401 and 429 too). */
+export function signIn({ origin, username, password, agent, localAddress }: Signin) {
+  return send(`${origin}${SIGNIN_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: signinBody(username, password),
+    // From another loopback address (127.0.0.x), to keep per-address limits apart.
+    localAddress,
+    agent,
+  });
+}
+
+/** A signin that must succeed: the session cookie (`name=value; …`) and who the visitor is. */
+export async function signedIn(signin: Signin) {
+  const answer = await signIn(signin);
+  if (answer.status !== 200) throw new Error(`signin answered ${answer.status}`);
+  const cookie = (answer.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
+  if (!cookie) throw new Error('signin set no cookie');
+  const { empresa, nombres } = JSON.parse(answer.body) as { empresa: string; nombres: string };
+  return { cookie, empresa, nombres };
 }

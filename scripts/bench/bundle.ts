@@ -1,16 +1,17 @@
 /**
  * The login page's eager JS+CSS: what index.html makes the browser fetch before the app runs
  * (the module entry, which the boot script starts, its modulepreloads, the stylesheets),
- * gzip-compressed. The budget test (e2e/budget.spec.ts) uses the same rule.
+ * gzip-compressed. The byte budget test (e2e/budget.spec.ts) holds the same files to the same
+ * target: both read them here.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { BOOT_CONFIG_ID, type BootConfig } from '../../src/boot/bootConfig';
-import { kilobytes, type Measurement } from './measure';
-import type { Site } from './site';
+import { atMost, kilobytes, type Measurement } from './measure';
 
-const TARGET_BYTES = 105 * 1024;
+/** Issue 13: the login page stays within 110 KB of JS+CSS, gzip. */
+export const LOGIN_EAGER_BUDGET = atMost(110 * 1024, (bytes) => `${bytes / 1024} KB`);
 
 /** Attribute order varies with the bundler, so each tag is matched whole, then read. */
 export function eagerAssetUrls(html: string): string[] {
@@ -35,29 +36,29 @@ export function eagerAssetUrls(html: string): string[] {
   return [...new Set(urls)];
 }
 
-/** `/capacitacion/assets/x.js` → `dist/assets/x.js` */
-function fileFor(url: string, site: Site): string {
-  const path = url.startsWith(`${site.base}/`) ? url.slice(site.base.length + 1) : url;
-  return join(site.distDir, path.replace(/^\//, ''));
+/** Each eager file of the build in `distDir` (served under `base`), and its gzip size. */
+export function eagerAssets(distDir: string, base: string): { name: string; bytes: number }[] {
+  const html = readFileSync(join(distDir, 'index.html'), 'utf8');
+  return eagerAssetUrls(html).map((url) => {
+    // `/capacitacion/assets/x.js` → `dist/assets/x.js`
+    const path = url.startsWith(`${base}/`) ? url.slice(base.length + 1) : url;
+    const bytes = gzipSync(readFileSync(join(distDir, path.replace(/^\//, ''))), { level: 9 });
+    return { name: url.split('/').pop() ?? url, bytes: bytes.length };
+  });
 }
 
-export function bundleMeasurement(site: Site): Measurement<'eager'> {
+export function bundleMeasurement(site: { distDir: string; base: string }): Measurement<'eager'> {
   return {
     name: 'bundle: login eager JS+CSS',
     timeoutMs: 10_000,
-    figures: { eager: { figure: 'Login eager JS+CSS (gzip)', target: '≤ 105 KB' } },
+    figures: { eager: { figure: 'Login eager JS+CSS (gzip)', target: LOGIN_EAGER_BUDGET } },
     async run() {
-      const html = readFileSync(join(site.distDir, 'index.html'), 'utf8');
-      const sizes = eagerAssetUrls(html).map((url) => {
-        const bytes = gzipSync(readFileSync(fileFor(url, site)), { level: 9 }).length;
-        return { name: url.split('/').pop() ?? url, bytes };
-      });
+      const sizes = eagerAssets(site.distDir, site.base);
       const total = sizes.reduce((sum, { bytes }) => sum + bytes, 0);
       return {
         eager: {
-          value: `${kilobytes(total)} (${sizes.length} files)`,
-          met: sizes.length > 0 && total <= TARGET_BYTES,
-          measured: total,
+          value: `${kilobytes(total)} (${sizes.length} file${sizes.length === 1 ? '' : 's'})`,
+          measured: sizes.length ? total : null,
           unit: 'B',
           note: sizes.map(({ name, bytes }) => `${name} ${kilobytes(bytes)}`).join(', '),
         },

@@ -7,6 +7,7 @@
  * Half carry the right password, half a wrong one.
  */
 import autocannon, { type Request } from 'autocannon';
+import { SIGNIN_PATH, signinBody } from '../test-server';
 
 export interface FloodOptions {
   origin: string;
@@ -31,7 +32,7 @@ async function flood(options: FloodOptions): Promise<FloodMessage> {
     return {
       ...request,
       headers: { 'content-type': 'application/json', 'x-forwarded-for': address(sent) },
-      body: JSON.stringify({ form: { usuario: options.username, contraseña } }),
+      body: signinBody(options.username, contraseña),
     };
   };
   const instance = autocannon({
@@ -39,7 +40,7 @@ async function flood(options: FloodOptions): Promise<FloodMessage> {
     connections: options.connections,
     duration: options.durationS,
     timeout: 30,
-    requests: [{ method: 'POST', path: '/api/users/signin', setupRequest: signin }],
+    requests: [{ method: 'POST', path: SIGNIN_PATH, setupRequest: signin }],
   });
   instance.once('start', () => process.send?.({ kind: 'started' } satisfies FloodMessage));
   const result = await instance;

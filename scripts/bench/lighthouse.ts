@@ -8,9 +8,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { CHROMIUM_ARGS } from '../find-chromium.mjs';
 import { chromiumPath } from './browser';
-import type { Measurement } from './measure';
-import type { Value } from './report';
-import type { Site } from './site';
+import { exactly, type Figure, type Measurement, type Reading, type Site } from './measure';
 
 const RUNS = 3;
 
@@ -46,13 +44,12 @@ function lostPoints(lhr: Lhr, category: Category): string {
     .join('; ');
 }
 
-function scoreValue(lhr: Lhr, category: Category): Value {
+function scoreValue(lhr: Lhr, category: Category): Reading {
   const score = lhr.categories[category]?.score;
   const points = score === null || score === undefined ? null : Math.round(score * 100);
   const lost = points !== null && points < 100 ? lostPoints(lhr, category) : '';
   return {
     value: points === null ? 'n/a' : String(points),
-    met: points === 100,
     measured: points,
     ...(lost ? { note: lost } : {}),
   };
@@ -62,9 +59,9 @@ export function lighthouseMeasurement(site: Site): Measurement<Category> {
   const figures = Object.fromEntries(
     Object.entries(CATEGORIES).map(([id, title]) => [
       id,
-      { figure: `Lighthouse ${title} (mobile)`, target: '100' },
+      { figure: `Lighthouse ${title} (mobile)`, target: exactly(100) },
     ]),
-  ) as Record<Category, { figure: string; target: string }>;
+  ) as Record<Category, Figure>;
   return {
     name: `Lighthouse 12, mobile preset, login page (median of ${RUNS})`,
     timeoutMs: 240_000,

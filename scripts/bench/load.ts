@@ -8,14 +8,41 @@
  */
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { hashPassword } from '../../server/password';
+import { residentBytes, signedIn, startServer, type RunningServer } from '../test-server';
 import type { FloodMessage, FloodOptions } from './flood';
-import { signIn } from './http';
-import { quantile, type Measurement } from './measure';
-import type { Site } from './site';
+import { atMost, exactly, quantile, type Measurement, type Site } from './measure';
+
+export const SERVER_LOG = 'reports/bench-server.log';
+
+/**
+ * The server as in production, with its own password hash and secret, except for the
+ * per-address signin limits, made generous so that the flood's signins really reach the hashing.
+ * The flood claims one address per request through the (loopback) proxy.
+ */
+export const BENCH_SERVER_ENV = {
+  NODE_ENV: 'production',
+  TRUST_PROXY: '127.0.0.1',
+  SIGNIN_FREE_FAILURES: '20',
+  SIGNIN_MAX_FAILURES_PER_HOUR: '100',
+  SIGNIN_MAX_REQUESTS_PER_MINUTE: '10000',
+};
+
+/** A bench server with `password`; `env` adds to (the Redis section: shares) its settings. */
+export async function startBenchServer(
+  password: string,
+  { env = {}, logFile = SERVER_LOG }: { env?: Record<string, string>; logFile?: string } = {},
+): Promise<RunningServer> {
+  const secrets = {
+    PASSWORD_HASH: await hashPassword(password),
+    SESSION_SECRET: randomBytes(48).toString('base64'),
+  };
+  return startServer({ ...BENCH_SERVER_ENV, ...secrets, ...env }, { logFile });
+}
 
 const PROBE = { connections: 2, overallRate: 100 } as const;
 const ALONE_S = 5;
@@ -24,8 +51,6 @@ const FLOOD_NICENESS = 10;
 /** The flood's first half second is its ramp; probes start after it and end before it does. */
 const FLOOD_RAMP_MS = 500;
 const PROBE_UNDER_FLOOD_S = 8;
-const MAX_RATIO = 3;
-const MAX_RSS_MB = 300;
 const VIDEO_RANGE = 'bytes=0-65535';
 const LAG_RESOLUTION_MS = 5;
 
@@ -83,16 +108,10 @@ async function probeBoth(site: Site, cookie: string, seconds: number) {
   return { page, video, clientLagP99: lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS };
 }
 
-function rssMegabytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1] ?? Number.NaN);
-  return kb / 1024;
-}
-
 /** Samples the server's resident memory until stopped; returns the peak. */
 function watchMemory(pid: number) {
   let peak = 0;
-  const sample = () => (peak = Math.max(peak, rssMegabytes(pid)));
+  const sample = () => (peak = Math.max(peak, residentBytes(pid) / 2 ** 20));
   sample();
   const timer = setInterval(sample, 100);
   return () => {
@@ -161,7 +180,6 @@ function ratioValue(name: string, alone: Probe, flooded: Probe) {
   const ratio = during / before;
   return {
     value: `${ms(during)} vs ${ms(before)} alone (${ratio.toFixed(1)}×)`,
-    met: ratio <= MAX_RATIO,
     measured: ratio,
     unit: '×',
     note: `${name}: p50 ${ms(quantile(alone.latencies, 0.5))} alone, ${ms(quantile(flooded.latencies, 0.5))} under flood; ${alone.count} + ${flooded.count} requests`,
@@ -169,17 +187,18 @@ function ratioValue(name: string, alone: Probe, flooded: Probe) {
 }
 
 export function loadMeasurement(site: Site): Measurement<'page' | 'video' | 'errors' | 'rss'> {
+  const ratio = atMost(3, (times) => `${times}× alone`);
   return {
     name: 'server under a signin flood',
     timeoutMs: 60_000,
     figures: {
-      page: { figure: 'Login page p99 under signin flood', target: `≤ ${MAX_RATIO}× alone` },
-      video: { figure: 'Video Range p99 under signin flood', target: `≤ ${MAX_RATIO}× alone` },
-      errors: { figure: 'Page+video errors under flood', target: '0' },
-      rss: { figure: 'Server RSS peak under flood', target: `≤ ${MAX_RSS_MB} MB` },
+      page: { figure: 'Login page p99 under signin flood', target: ratio },
+      video: { figure: 'Video Range p99 under signin flood', target: ratio },
+      errors: { figure: 'Page+video errors under flood', target: exactly(0) },
+      rss: { figure: 'Server RSS peak under flood', target: atMost(300, (mb) => `${mb} MB`) },
     },
     async run(signal) {
-      const { cookie } = await signIn(site);
+      const { cookie } = await signedIn(site);
       // Warm-up: the first requests pay for JIT and file handles, not for the flood.
       await probeBoth(site, cookie, 1);
       const aloneMemory = watchMemory(site.pid);
@@ -210,13 +229,11 @@ export function loadMeasurement(site: Site): Measurement<'page' | 'video' | 'err
         video: ratioValue('video Range', alone.video, flooded.video),
         errors: {
           value: `${errors} of ${asked}`,
-          met: errors === 0 && alone.page.errors + alone.video.errors === 0,
-          measured: errors,
+          measured: errors + alone.page.errors + alone.video.errors,
           note: `errors alone: ${alone.page.errors + alone.video.errors}; flood: ${summary.total} signins (${answers}; ${summary.errors} client errors), ${(hashed / FLOOD.durationS).toFixed(1)} hashed per second; this process's event-loop delay p99 ${ms(alone.clientLagP99)} alone, ${ms(flooded.clientLagP99)} under flood`,
         },
         rss: {
           value: `${rssPeak.toFixed(0)} MB`,
-          met: rssPeak <= MAX_RSS_MB,
           measured: rssPeak,
           unit: 'MB',
           note: `${rssAlone.toFixed(0)} MB before the flood`,

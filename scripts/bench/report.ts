@@ -5,23 +5,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** What a measurement found for one figure. `met: null` means "not a target, just a fact". */
-export interface Value {
-  value: string;
-  met: boolean | null;
-  /** The number behind `value`, in `unit`, for tools that compare runs. */
-  measured?: number | null;
-  unit?: string;
-  /** Why a figure is what it is: runs, the slow resource, failing audits. */
-  note?: string;
-}
-
-export interface Figure {
+/** One line of the table: a figure, what was found, its target's label and whether it is met. */
+export interface Row {
   figure: string;
   target: string;
+  value: string;
+  /** null: a reference, not a target. */
+  met: boolean | null;
+  measured: number | boolean | null;
+  unit?: string;
+  note?: string;
 }
-
-export type Row = Figure & Value;
 
 export interface Report {
   date: string;
@@ -60,7 +54,7 @@ export function formatNotes(rows: Row[]): string {
 
 const escapeCell = (text: string) => text.replaceAll('|', '\\|');
 
-export function toMarkdown(report: Report): string {
+function toMarkdown(report: Report): string {
   const conditions = Object.entries(report.conditions)
     .map(([key, text]) => `- ${key}: ${escapeCell(text)}`)
     .join('\n');

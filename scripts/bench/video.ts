@@ -6,10 +6,18 @@
  * Bytes come from the DevTools protocol (every Network.dataReceived of the media request, with
  * its time and its place in the file, known from Content-Range), times from the page's clock.
  */
-import type { Browser, BrowserContext, CDPSession } from '@playwright/test';
-import { closeOnAbort, launchBrowser, phoneContext, throttledPage } from './browser';
-import { kilobytes, median, percent, seconds, type Measurement } from './measure';
-import type { Site } from './site';
+import { PHONE, launchBrowser, type Browser, type Tab } from './browser';
+import {
+  atMost,
+  holds,
+  kilobytes,
+  median,
+  percent,
+  seconds,
+  type Measurement,
+  type Site,
+} from './measure';
+import { comeBack, returningVisitor, type Visitor } from './screens';
 
 const RUNS = 3;
 const FIRST_FRAME_WAIT_MS = 20_000;
@@ -18,7 +26,6 @@ const START_BUDGET = 0.1;
 
 /** What the page records, in ms since navigation start. */
 interface VideoState {
-  loadStartAt: number | null;
   metadataAt: number | null;
   firstFrameAt: number | null;
   /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
@@ -32,7 +39,6 @@ declare global {
 }
 
 interface Seek {
-  found: boolean;
   target: number;
   requestedAt: number;
   /** The first frame painted at or after the target, or null if none came in time. */
@@ -62,20 +68,9 @@ interface RunResult {
   seek: Seek | null;
 }
 
-/** Runs in the page before its scripts: the session the app would have stored at login. */
-function seedSession(session: { username: string; empresa: string; nombres: string }) {
-  try {
-    const timestamp = Math.floor(Date.now() / 1000);
-    localStorage.setItem('session', JSON.stringify({ loggedIn: true, timestamp, ...session }));
-  } catch {
-    // about:blank and other opaque origins have no storage; nothing to seed there.
-  }
-}
-
 /** Runs in the page before its scripts. Media events do not bubble, but they do capture. */
 function observeVideo() {
   const state: VideoState = {
-    loadStartAt: null,
     metadataAt: null,
     firstFrameAt: null,
     benchStartedPlayback: false,
@@ -89,7 +84,6 @@ function observeVideo() {
     const video = event.target;
     if (!(video instanceof HTMLVideoElement) || watched.has(video)) return;
     watched.add(video);
-    state.loadStartAt ??= performance.now();
     video.requestVideoFrameCallback(onFrame);
   };
   const onMetadata = (event: Event) => {
@@ -112,7 +106,7 @@ function observeVideo() {
 /** Runs in the page: seek, wait for a frame from the target, then for playback to go on. */
 async function seekAndPlay(fraction: number): Promise<Seek> {
   const video = document.querySelector('video');
-  if (!video) return { found: false, target: 0, requestedAt: 0, frameAt: null, playsOn: false };
+  if (!video) return { target: 0, requestedAt: 0, frameAt: null, playsOn: false };
   const target = video.duration * fraction;
   const requestedAt = performance.now();
   video.currentTime = target;
@@ -140,7 +134,7 @@ async function seekAndPlay(fraction: number): Promise<Seek> {
         resolve(done);
       }, 100);
     }));
-  return { found: true, target, requestedAt, frameAt, playsOn };
+  return { target, requestedAt, frameAt, playsOn };
 }
 
 function readHeader(headers: Record<string, unknown>, name: string): string | undefined {
@@ -152,7 +146,7 @@ function readHeader(headers: Record<string, unknown>, name: string): string | un
  * Follows the media requests through the DevTools protocol. CDP times are monotonic seconds;
  * the page's are ms since navigation start, which is when the document request is sent.
  */
-function trackMedia(cdp: CDPSession) {
+function trackMedia(tab: Tab) {
   let documentSentAt: number | null = null;
   let fileSize: number | null = null;
   /** By request id: the request, and how far into the file its answer has come. */
@@ -161,12 +155,17 @@ function trackMedia(cdp: CDPSession) {
   const pageTime = (timestamp: number) =>
     documentSentAt === null ? 0 : (timestamp - documentSentAt) * 1000;
 
-  cdp.on('Network.requestWillBeSent', (event) => {
+  tab.on('Network.requestWillBeSent', (params) => {
+    const event = params as { type: string; requestId: string; timestamp: number };
     if (event.type === 'Document' && documentSentAt === null) documentSentAt = event.timestamp;
     if (event.type !== 'Media') return;
     requests.set(event.requestId, { sentAt: pageTime(event.timestamp), start: 0, offset: 0 });
   });
-  cdp.on('Network.responseReceived', (event) => {
+  tab.on('Network.responseReceived', (params) => {
+    const event = params as {
+      requestId: string;
+      response: { status: number; headers: Record<string, unknown> };
+    };
     const request = requests.get(event.requestId);
     if (!request) return;
     const range = /bytes (\d+)-\d+\/(\d+)/.exec(
@@ -180,7 +179,8 @@ function trackMedia(cdp: CDPSession) {
       fileSize = length;
     }
   });
-  cdp.on('Network.dataReceived', (event) => {
+  tab.on('Network.dataReceived', (params) => {
+    const event = params as { requestId: string; timestamp: number; dataLength: number };
     const request = requests.get(event.requestId);
     if (!request) return;
     chunks.push({ at: pageTime(event.timestamp), offset: request.offset, bytes: event.dataLength });
@@ -209,37 +209,24 @@ function bytesWithin(chunks: Chunk[], from: number, to: number): number {
   return total;
 }
 
-async function signedInContext(browser: Browser, site: Site): Promise<BrowserContext> {
-  const context = await phoneContext(browser);
-  const response = await context.request.post(`${site.origin}/api/users/signin`, {
-    data: { form: { usuario: site.username, contraseña: site.password } },
-  });
-  if (response.status() !== 200) throw new Error(`signin answered ${response.status()}`);
-  const { empresa, nombres } = (await response.json()) as { empresa: string; nombres: string };
-  await context.addInitScript(seedSession, { username: site.username, empresa, nombres });
-  await context.addInitScript(observeVideo);
-  return context;
-}
-
-async function playOnce(browser: Browser, site: Site): Promise<RunResult> {
-  const context = await signedInContext(browser, site);
+async function playOnce(browser: Browser, site: Site, visitor: Visitor): Promise<RunResult> {
+  const tab = await browser.tab(PHONE);
   try {
-    const { page, cdp } = await throttledPage(context);
-    const media = trackMedia(cdp);
-    await page.goto(`${site.origin}${site.base}/VideoPlayer`, { waitUntil: 'commit' });
-    const framed = await page
-      .waitForFunction(() => window.__benchVideo?.firstFrameAt != null, null, {
-        timeout: FIRST_FRAME_WAIT_MS,
-        polling: 100,
-      })
-      .then(() => true)
-      .catch(() => false);
-    const seek = framed ? await page.evaluate(seekAndPlay, SEEK_FRACTION) : null;
-    const state = await page.evaluate(() => window.__benchVideo!);
+    const url = `${site.origin}${site.base}/VideoPlayer`;
+    await comeBack(tab, url, visitor);
+    await tab.beforeScripts(observeVideo);
+    const media = trackMedia(tab);
+    await tab.navigate(url, false);
+    const framed = await tab.waitFor(
+      () => window.__benchVideo?.firstFrameAt != null,
+      FIRST_FRAME_WAIT_MS,
+    );
+    const seek = framed ? await tab.evaluate(seekAndPlay, SEEK_FRACTION) : null;
+    const state = await tab.evaluate(() => window.__benchVideo!);
     // The page counts from navigation start, which comes a little before the document request
     // that the protocol's times count from; on a busy machine by more than the few ms between a
     // seek and its request. Both are put on the page's clock.
-    const documentRequestAt = await page.evaluate(
+    const documentRequestAt = await tab.evaluate(
       () =>
         (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).fetchStart,
     );
@@ -255,7 +242,7 @@ async function playOnce(browser: Browser, site: Site): Promise<RunResult> {
       })),
     };
   } finally {
-    await context.close();
+    await tab.close();
   }
 }
 
@@ -296,96 +283,81 @@ function figuresOf(run: RunResult): RunFigures {
 }
 
 function describeRun(run: RunResult, figures: RunFigures): string {
-  const at = (ms: number | null) => (ms === null ? '-' : seconds(ms));
   const { state } = run;
   return [
-    `video request ${at(run.requests[0]?.sentAt ?? null)}`,
-    `metadata ${at(state.metadataAt)}`,
-    `first frame ${at(figures.frame)}${state.benchStartedPlayback ? ' (play pressed by the bench at metadata: the app does not autoplay)' : ''}`,
+    `video request ${seconds(run.requests[0]?.sentAt ?? null)}`,
+    `metadata ${seconds(state.metadataAt)}`,
+    `first frame ${seconds(figures.frame)}${state.benchStartedPlayback ? ' (play pressed by the bench at metadata: the app does not autoplay)' : ''}`,
     `by then ${figures.startBytes === null ? '-' : kilobytes(figures.startBytes)}`,
-    `seek: ${figures.seekRangeAt === null ? 'no new request' : `Range from ${(100 * figures.seekRangeAt).toFixed(0)} %`}, frame after ${at(figures.seekFrame)}${figures.seekPlays ? ', plays on' : ', does not play on'}`,
+    `seek: ${figures.seekRangeAt === null ? 'no new request' : `Range from ${(100 * figures.seekRangeAt).toFixed(0)} %`}, frame after ${seconds(figures.seekFrame)}${figures.seekPlays ? ', plays on' : ', does not play on'}`,
   ].join(', ');
 }
 
-const medianOf = (values: (number | null)[]) => {
-  const known = values.filter((v): v is number => v !== null);
-  return known.length === values.length ? median(known) : null;
-};
-
 export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 'seek' | 'between'> {
+  const share = atMost(START_BUDGET * 100, (n) => `${n} % of file`);
   return {
     name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
     timeoutMs: 180_000,
     figures: {
-      frame: { figure: 'VideoPlayer first frame (4× CPU, Fast 3G)', target: '≤ 2.50 s' },
-      start: { figure: 'Video bytes by first frame', target: '≤ 10 % of file' },
+      frame: { figure: 'VideoPlayer first frame (4× CPU, Fast 3G)', target: atMost(2500, seconds) },
+      start: { figure: 'Video bytes by first frame', target: share },
       seek: {
         figure: 'Seek to 80 % plays from there',
-        target: 'plays, via a Range request',
+        target: holds('plays, via a Range request'),
       },
-      between: {
-        figure: 'Video bytes fetched between 10 % and the seek point',
-        target: '≤ 10 % of file',
-      },
+      between: { figure: 'Video bytes fetched between 10 % and the seek point', target: share },
     },
     async run(signal) {
-      const browser = await launchBrowser();
-      closeOnAbort(browser, signal);
+      const browser = launchBrowser(signal);
+      const visitor = await returningVisitor(site);
       const runs: RunResult[] = [];
       try {
-        for (let i = 0; i < RUNS; i += 1) runs.push(await playOnce(browser, site));
+        for (let i = 0; i < RUNS; i += 1) runs.push(await playOnce(browser, site, visitor));
       } finally {
         await browser.close();
       }
       const figures = runs.map(figuresOf);
       runs.forEach((run, i) => console.log(`  run ${i + 1}: ${describeRun(run, figures[i]!)}`));
       const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
-      const frame = medianOf(figures.map((f) => f.frame));
-      const startBytes = medianOf(figures.map((f) => f.startBytes));
-      const between = medianOf(figures.map((f) => f.between));
-      const afterSeek = medianOf(figures.map((f) => f.betweenAfterSeek));
-      const seekFrame = medianOf(figures.map((f) => f.seekFrame));
+      const frame = median(figures.map((f) => f.frame));
+      const startBytes = median(figures.map((f) => f.startBytes));
+      const between = median(figures.map((f) => f.between));
+      const afterSeek = median(figures.map((f) => f.betweenAfterSeek));
+      const seekFrame = median(figures.map((f) => f.seekFrame));
       // Plays from there, on data from a Range request that skipped the part in between.
       const plays = figures.every(
         (f) => f.seekPlays && f.seekRangeAt !== null && f.seekRangeAt > START_BUDGET,
       );
-      const share = (bytes: number | null) =>
-        bytes === null || size === null ? 'n/a' : `${kilobytes(bytes)} (${percent(bytes, size)})`;
-      const withinBudget = (bytes: number | null) =>
-        bytes !== null && size !== null && bytes <= size * START_BUDGET;
+      const ofFile = (bytes: number | null) => ({
+        value:
+          bytes === null || size === null ? 'n/a' : `${kilobytes(bytes)} (${percent(bytes, size)})`,
+        measured: bytes === null || size === null ? null : (100 * bytes) / size,
+        unit: '% of file',
+      });
       const list = (pick: (f: RunFigures) => number | null, format: (n: number) => string) =>
         `runs ${figures.map((f) => (pick(f) === null ? '-' : format(pick(f)!))).join(', ')}`;
       return {
         frame: {
           value: frame === null ? 'no frame' : seconds(frame),
-          met: frame !== null && frame <= 2500,
           measured: frame,
           unit: 'ms',
           note: `${list((f) => f.frame, seconds)}; ${describeRun(runs[0]!, figures[0]!)}`,
         },
         start: {
-          value: share(startBytes),
-          met: withinBudget(startBytes),
-          measured: startBytes,
-          unit: 'B',
+          ...ofFile(startBytes),
           note: `file ${size === null ? '?' : kilobytes(size)}; ${list((f) => f.startBytes, kilobytes)}`,
         },
         seek: {
           value: plays ? `yes, frame after ${seekFrame === null ? '?' : seconds(seekFrame)}` : 'no',
-          met: plays,
-          measured: seekFrame,
-          unit: 'ms',
+          measured: plays,
           note: `frame after the seek: ${list((f) => f.seekFrame, seconds)}; first request after the seek starts at: ${list(
             (f) => f.seekRangeAt,
             (share) => `${(100 * share).toFixed(0)} % of the file`,
           )}`,
         },
         between: {
-          value: share(between),
-          met: withinBudget(between),
-          measured: between,
-          unit: 'B',
-          note: `of which ${share(afterSeek)} arrived after the seek was asked for; ${list((f) => f.between, kilobytes)}`,
+          ...ofFile(between),
+          note: `of which ${ofFile(afterSeek).value} arrived after the seek was asked for; ${list((f) => f.between, kilobytes)}`,
         },
       };
     },

@@ -6,12 +6,13 @@
  * hours of attack cost a few seconds.
  */
 import type { FastifyInstance } from 'fastify';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildServer } from '../../server/app.js';
 import { verifyPassword } from '../../server/password.js';
 import { HOUR_MS } from '../../server/signin-limiter.js';
-import { SIGNIN, USERNAME, cheapPasswordHash, listen, testConfig } from './helpers.js';
+import { signIn } from '../../scripts/test-server.js';
+import { USERNAME, cheapPasswordHash, listen, testConfig } from './helpers.js';
 
 // Spies that keep the real implementation: every hash the server computes is counted.
 vi.mock('../../server/password.js', { spy: true });
@@ -48,36 +49,10 @@ interface Answer {
 /** A client bound to one local address, like one machine on the network. */
 function client(origin: string, localAddress: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: PARALLEL });
-  const { hostname, port } = new URL(origin);
-  const signin = (password: string) =>
-    new Promise<Answer>((resolve, reject) => {
-      const body = JSON.stringify({ form: { usuario: USERNAME, contraseña: password } });
-      const req = request(
-        {
-          hostname,
-          port,
-          path: SIGNIN,
-          method: 'POST',
-          agent,
-          localAddress,
-          headers: { 'content-type': 'application/json' },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              retryAfter: res.headers['retry-after'],
-              body: Buffer.concat(chunks).toString(),
-            }),
-          );
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const signin = async (password: string): Promise<Answer> => {
+    const answer = await signIn({ origin, username: USERNAME, password, localAddress, agent });
+    return { status: answer.status, retryAfter: answer.headers['retry-after'], body: answer.body };
+  };
   return { signin, close: () => agent.destroy() };
 }
 

@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import pluginQuery from '@tanstack/eslint-plugin-query';
+import boundaries from 'eslint-plugin-boundaries';
+import checkFile from 'eslint-plugin-check-file';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
@@ -43,6 +45,96 @@ export default tseslint.config(
     languageOptions: { globals: {} },
     rules: {
       'no-restricted-globals': ['error', 'window', 'document', 'localStorage', 'fetch'],
+    },
+  },
+  {
+    // The folders are the architecture: imports go one way only. machines/ is pure and stands
+    // alone; config/ (the settings table) sits under the app and the server; the app and the
+    // server never import each other; the model library serves the tests, e2e and test:paths.
+    files: ['**/*.{ts,tsx,js,mjs}'],
+    plugins: { boundaries },
+    settings: {
+      'import/resolver': {
+        typescript: {
+          project: ['tsconfig.json', 'tsconfig.server.json'],
+          noWarnOnMultipleProjects: true,
+        },
+      },
+      'boundaries/include': [
+        'machines/**',
+        'config/**',
+        'src/**',
+        'server/**',
+        'scripts/**',
+        'tests/**',
+        'e2e/**',
+        '*.ts',
+      ],
+      'boundaries/elements': [
+        { type: 'machines', pattern: 'machines/**', partialMatch: false },
+        { type: 'config', pattern: 'config/**', partialMatch: false },
+        { type: 'app', pattern: 'src/**', partialMatch: false },
+        { type: 'server', pattern: 'server/**', partialMatch: false },
+        { type: 'model', pattern: 'tests/model/**', partialMatch: false },
+        { type: 'tests', pattern: ['tests/**', 'e2e/**'], partialMatch: false },
+        { type: 'tooling', pattern: 'scripts/**', partialMatch: false },
+      ],
+    },
+    rules: {
+      'boundaries/dependencies': [
+        'error',
+        {
+          default: 'disallow',
+          policies: [
+            {
+              from: { element: { type: 'machines' } },
+              allow: { to: { element: { type: 'machines' } } },
+            },
+            {
+              from: { element: { type: 'config' } },
+              allow: { to: { element: { types: { anyOf: ['config', 'machines'] } } } },
+            },
+            {
+              from: { element: { type: 'app' } },
+              allow: { to: { element: { types: { anyOf: ['app', 'config', 'machines'] } } } },
+            },
+            {
+              from: { element: { type: 'server' } },
+              allow: { to: { element: { types: { anyOf: ['server', 'config', 'machines'] } } } },
+            },
+            {
+              from: { element: { type: 'model' } },
+              allow: { to: { element: { types: { anyOf: ['model', 'machines'] } } } },
+            },
+            {
+              from: { element: { types: { anyOf: ['tests', 'tooling'] } } },
+              allow: {
+                to: {
+                  element: {
+                    types: {
+                      anyOf: ['machines', 'config', 'app', 'server', 'model', 'tests', 'tooling'],
+                    },
+                  },
+                },
+              },
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // One naming convention: kebab-case files and folders (a test's `.test`/`.spec`/`.paths` parts
+    // are middle extensions).
+    files: ['{machines,config,src,server,scripts,tests,e2e}/**/*.{ts,tsx,js,mjs}'],
+    plugins: { 'check-file': checkFile },
+    rules: {
+      'check-file/filename-naming-convention': [
+        'error',
+        { '**/*.{ts,tsx,js,mjs}': 'KEBAB_CASE' },
+        { ignoreMiddleExtensions: true },
+      ],
+      'check-file/folder-naming-convention': ['error', { '**/': 'KEBAB_CASE' }],
     },
   },
 );

@@ -44,7 +44,7 @@ export default defineConfig({
           include: ['tests/app/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
           setupFiles: ['tests/app/setup.ts'],
-          globalSetup: ['tests/app/globalSetup.ts'],
+          globalSetup: ['tests/app/global-setup.ts'],
         },
       },
     ],

@@ -13,7 +13,7 @@ import { MAX_FIELD_LENGTH, SESSION_TIMEOUT_MS } from '../machines/session.js';
 import { parsePasswordHash } from './password-hash.js';
 
 /** Who reads a setting: the server at start, the build (a change needs a new build), or both. */
-export type Reader = 'server' | 'build' | 'both';
+type Reader = 'server' | 'build' | 'both';
 
 type Parser<T> = z.ZodType<T, string>;
 
@@ -38,7 +38,7 @@ const setting = <R extends Reader, T>(
 export const DEMO_PASSWORD = 'silobolsa2023';
 
 /** ASVS 4.0.3 V2.2.1: no more than 100 failed attempts per hour on one account. */
-export const MAX_FAILURES_PER_HOUR_CEILING = 100;
+const MAX_FAILURES_PER_HOUR_CEILING = 100;
 
 const MIN_SECRET_LENGTH = 32;
 
@@ -111,7 +111,7 @@ function trustProxy(raw: string): TrustProxy | null {
   return valid ? entries : null;
 }
 
-export const SETTINGS = {
+const SETTINGS = {
   PORT: setting('server', '8080', wholeNumber(0, 65_535), 'listen port (`0`: any free port)'),
   HOST: setting('server', '127.0.0.1', name, 'listen address (`0.0.0.0` to serve the network)'),
   BASE_PATH: setting(

@@ -4,7 +4,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { EMPRESA, NOMBRES } from '../tests/machines/model';
+import { EMPRESA, NOMBRES } from '../tests/model/model';
 import { expect, login, test } from './fixtures';
 import { BASE, E2E_PASSWORD, WRONG_PASSWORD, url } from './site';
 import { MESSAGES } from './ui';

@@ -5,10 +5,10 @@
  */
 import { expect, type BrowserContext, type Page, type Route } from '@playwright/test';
 import { visitorTest as test } from './fixtures';
-import { SESSION_TIMEOUT_EVENT } from '../machines/authMachine';
-import { readPathsFile } from '../tests/machines/pathsFile';
-import { expectAfter, type Expected } from '../tests/machines/oracle';
-import type { PathEvent, PlainPath, PlainStep } from '../tests/machines/model';
+import { SESSION_TIMEOUT_EVENT } from '../machines/auth-machine';
+import { readPathsFile } from '../tests/model/paths-file';
+import { expectAfter, type Expected } from '../tests/model/oracle';
+import type { PathEvent, PlainPath, PlainStep } from '../tests/model/model';
 import { BASE, E2E_PASSWORD, SESSION_TIMEOUT_MS, WRONG_PASSWORD, url } from './site';
 import { MESSAGES, expectRed, readStoredSession } from './ui';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
 import { expect, login, visitorTest as test } from './fixtures';
 import { BASE, url } from './site';
-import { EMPRESA, NOMBRES } from '../tests/machines/model';
+import { EMPRESA, NOMBRES } from '../tests/model/model';
 
 const LABEL = `Hola ${NOMBRES} / ${EMPRESA}`;
 

@@ -4,8 +4,8 @@
  * cover less than the machine level.
  */
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { coverageOfPaths } from '../tests/machines/coverage';
-import { readPathsFile } from '../tests/machines/pathsFile';
+import { coverageOfPaths } from '../tests/model/coverage';
+import { readPathsFile } from '../tests/model/paths-file';
 
 export default class CoverageReporter implements Reporter {
   private passed = new Set<string>();

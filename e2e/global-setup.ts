@@ -5,8 +5,8 @@
  */
 import { buildIfMissing, startServer } from '../scripts/test-server';
 import { hashPassword } from '../server/password';
-import { EMPRESA, NOMBRES, USERNAME } from '../tests/machines/model';
-import { writePathsFile } from '../tests/machines/pathsFile';
+import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
+import { writePathsFile } from '../tests/model/paths-file';
 import { E2E_PASSWORD } from './site';
 
 export default async function globalSetup() {

@@ -8,7 +8,7 @@ const client = clientConfig(process.env);
 export const BASE = client.basePath;
 export const SESSION_TIMEOUT_MS = client.sessionTimeoutMs;
 
-export function origin(): string {
+function origin(): string {
   const value = process.env.E2E_ORIGIN;
   if (!value) throw new Error('E2E_ORIGIN is not set: the global set-up did not run');
   return value;

@@ -3,7 +3,7 @@
  * 1280×800 and at 390×844 (the `desktop` and `phone` projects).
  */
 import type { Page, Request } from '@playwright/test';
-import { EMPRESA, NOMBRES, USERNAME } from '../tests/machines/model';
+import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 import { expect, login, test } from './fixtures';
 import { BASE, E2E_PASSWORD, WRONG_PASSWORD, url } from './site';
 import { MESSAGES, expectRed, readStoredSession } from './ui';

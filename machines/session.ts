@@ -8,7 +8,7 @@
 export const SESSION_KEY = 'session';
 
 /** Startup check: a stored session counts only while younger than this (spec §4, §9). */
-export const SESSION_MAX_AGE_S = 7_200;
+const SESSION_MAX_AGE_S = 7_200;
 
 /**
  * The inactivity timer of the spec (§4, §9). The spec calls it "2 hours" but the number is

@@ -38,7 +38,7 @@ function newest(path: string): number {
 }
 
 /** The build settings as this environment sets them (unset stays null: the default). */
-export const buildEnv = (env: Env) =>
+const buildEnv = (env: Env) =>
   Object.fromEntries(BUILD_SETTINGS.map((name) => [name, env[name] ?? null]));
 
 /** Why the build in `root` must be made again, or null when it is current. */

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 
-export const CHROMIUM_CANDIDATES = [
+const CHROMIUM_CANDIDATES = [
   process.env.CHROMIUM_PATH,
   process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH,
   '/usr/bin/chromium',

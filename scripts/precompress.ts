@@ -19,7 +19,7 @@ function* files(dir: string): Generator<string> {
   }
 }
 
-export function precompress(outDir: string): void {
+function precompress(outDir: string): void {
   for (const path of files(outDir)) {
     if (!TEXT.test(path)) continue;
     const body = readFileSync(path);

@@ -15,7 +15,7 @@ import {
   BOOT_CONFIG_ID,
   VIDEO_SCREEN_TEMPLATE_ID,
   type BootConfig,
-} from '../src/boot/bootConfig';
+} from '../src/boot/boot-config';
 
 /** Vite's module entry tag in the built index.html. */
 const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;
@@ -84,11 +84,11 @@ export function prerenderPlugin(): Plugin {
       async handler(html, { bundle }) {
         const files = Object.values(bundle ?? {});
         const screen = files.find(
-          (file) => file.type === 'chunk' && file.name === 'VideoPlayerScreen',
+          (file) => file.type === 'chunk' && file.name === 'video-player-screen',
         );
         const entryTag = ENTRY_TAG.exec(html);
         if (screen?.type !== 'chunk' || !entryTag?.[1])
-          throw new Error('prerender: the build has no VideoPlayerScreen chunk or entry tag');
+          throw new Error('prerender: the build has no video-player-screen chunk or entry tag');
         const entryFile = files.find((file) => file.type === 'chunk' && file.isEntry)?.fileName;
         const [screens, script] = await Promise.all([renderScreens(shared), bootScript(shared)]);
         const boot: BootConfig = {

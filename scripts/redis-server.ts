@@ -23,7 +23,7 @@ export interface RedisServer {
 
 const START_TIMEOUT_MS = 10_000;
 
-export function redisServerInstalled(): boolean {
+function redisServerInstalled(): boolean {
   return spawnSync('redis-server', ['--version']).status === 0;
 }
 

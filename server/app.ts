@@ -17,7 +17,7 @@ import { slots } from './slots.js';
 import { SigninLimiter, type AttemptLimiter } from './signin-limiter.js';
 
 /** Where pino writes; tests pass a stream to read the log lines. */
-export interface LogDestination {
+interface LogDestination {
   write(line: string): void;
 }
 

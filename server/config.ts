@@ -18,9 +18,9 @@ export const DEMO_PASSWORD_HASH =
 /** Public in this repository, so it protects nothing: development only. */
 export const DEV_SESSION_SECRET = 'dev-only-session-secret-change-me-0123456789';
 
-export type LogLevel = (typeof LOG_LEVELS)[number];
+type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface SigninLimits {
+interface SigninLimits {
   /** Failed signins per address answered without any wait. */
   freeFailures: number;
   /** The first wait after the free failures; each further failure doubles it. */

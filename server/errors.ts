@@ -49,7 +49,7 @@ const VALIDATION = apiError(
 );
 
 /** The shared store (Redis) is unreachable: come back soon, the session is not over. */
-export const UNAVAILABLE = apiError(
+const UNAVAILABLE = apiError(
   'temporarily_unavailable',
   'El servicio no está disponible en este momento. Intente nuevamente en unos segundos.',
 );

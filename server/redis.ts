@@ -11,7 +11,7 @@ const CONNECT_TIMEOUT_MS = 500;
 const COMMAND_TIMEOUT_MS = 500;
 const MAX_RECONNECT_DELAY_MS = 1_000;
 /** What a client is told to wait when the store is unreachable. */
-export const UNAVAILABLE_RETRY_AFTER_S = 2;
+const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 export function createRedis(url: string): Redis {
   return new Redis(url, {
@@ -29,7 +29,7 @@ export function createRedis(url: string): Redis {
  * The shared store did not answer. Becomes a 503 with Retry-After (errors.ts), never a 401:
  * the app reads a 401 as the end of the visitor's session.
  */
-export class StoreUnavailable extends Error {
+class StoreUnavailable extends Error {
   readonly statusCode = 503;
   readonly code = 'STORE_UNAVAILABLE';
   readonly headers = { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) };

@@ -12,7 +12,7 @@ import type { ServerConfig } from './config.js';
  * Exactly those bytes may run or apply, nothing else inline. Read once at start: a new build
  * means a restart. Without a build there are none.
  */
-export function inlineHashes(distDir: string): { styles: string[]; scripts: string[] } {
+function inlineHashes(distDir: string): { styles: string[]; scripts: string[] } {
   let html: string;
   try {
     html = readFileSync(join(distDir, 'index.html'), 'utf8');
@@ -38,7 +38,7 @@ export function inlineHashes(distDir: string): { styles: string[]; scripts: stri
  * styles through the DOM, which style-src does not govern); no 'unsafe-inline'.
  * `upgrade-insecure-requests` is left out: over plain HTTP on a LAN it would break the site.
  */
-export function cspDirectives(
+function cspDirectives(
   config: ServerConfig,
   inline = inlineHashes(config.distDir),
 ): Record<string, string[]> {
@@ -59,7 +59,7 @@ export function cspDirectives(
 }
 
 /** The header as helmet writes it: `default-src 'self';script-src …`. */
-export const cspHeader = (directives: Record<string, string[]>) =>
+const cspHeader = (directives: Record<string, string[]>) =>
   Object.entries(directives)
     .map(
       ([name, values]) =>

@@ -12,7 +12,7 @@ const HOST_NAME = '__Host-sid';
 
 const isHttps = (request: FastifyRequest) => request.protocol === 'https';
 
-export const cookieName = (request: FastifyRequest) => (isHttps(request) ? HOST_NAME : PLAIN_NAME);
+const cookieName = (request: FastifyRequest) => (isHttps(request) ? HOST_NAME : PLAIN_NAME);
 
 const cookieOptions = (request: FastifyRequest) =>
   ({

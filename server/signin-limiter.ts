@@ -32,7 +32,7 @@ export type Refusal = {
 };
 
 /** Settles one admitted attempt; call exactly one of them, exactly once. */
-export interface Ticket {
+interface Ticket {
   succeeded(): void | Promise<void>;
   failed(): void | Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { createContext, useContext, type ComponentType } from 'react';
 import { config } from './config';
 
-export class ChunkTimeoutError extends Error {
+class ChunkTimeoutError extends Error {
   constructor(ms: number) {
     super(`A chunk did not load within ${ms} ms`);
     this.name = 'ChunkTimeoutError';
@@ -9,7 +9,7 @@ export class ChunkTimeoutError extends Error {
 }
 
 /** The spec's chunk timeout: a load still pending after `ms` counts as failed. */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new ChunkTimeoutError(ms)), ms);
     promise.then(
@@ -36,7 +36,7 @@ export interface Chunk<M> {
   loaded(): M | undefined;
 }
 
-export function createChunk<M>(importer: () => Promise<M>, timeoutMs: number): Chunk<M> {
+function createChunk<M>(importer: () => Promise<M>, timeoutMs: number): Chunk<M> {
   let pending: Promise<M> | undefined;
   let module: M | undefined;
   const attempt = () => {
@@ -58,7 +58,7 @@ export interface AppChunks {
 
 /** Made once per app (main.tsx; each test its own), never kept in a module. */
 export const createAppChunks = (
-  importVideoPlayer = () => import('./screens/VideoPlayer/VideoPlayerScreen'),
+  importVideoPlayer = () => import('./screens/video-player/video-player-screen'),
 ): AppChunks => ({ videoPlayer: createChunk(importVideoPlayer, config.chunkTimeoutMs) });
 
 export const Chunks = createContext<AppChunks | null>(null);

@@ -2,7 +2,7 @@ import { startApp } from './start';
 import './styles.css';
 // Eager, so inlined into index.html with the rest: a returning visitor sees the video screen's
 // prerendered markup before any chunk arrives (src/boot/boot.ts).
-import './screens/VideoPlayer/VideoPlayer.css';
+import './screens/video-player/video-player.css';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

@@ -7,11 +7,11 @@ import { StrictMode, type ReactNode } from 'react';
 import { StaticRouter } from 'react-router';
 import { prerender } from 'react-dom/static';
 import { SESSION_KEY, memoryStorage, newSession } from '../machines/session';
-import { App } from './App';
-import { createAppAuthMachine } from './auth/AuthProvider';
+import { App } from './app';
+import { createAppAuthMachine } from './auth/auth-provider';
 import { config } from './config';
 import { PATHS } from './routes';
-import { VIDEO_TITLE, documentTitle } from './screens/useDocumentTitle';
+import { VIDEO_TITLE, documentTitle } from './screens/use-document-title';
 
 const at =
   (location: string) =>

@@ -1,12 +1,12 @@
 import type { ReactNode } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { createActor } from 'xstate';
-import type { AuthMachine } from '../machines/authMachine';
+import type { AuthMachine } from '../machines/auth-machine';
 import { SCREEN_PATHS } from '../config/paths';
-import { useIsLoggedIn } from './auth/AuthProvider';
+import { useIsLoggedIn } from './auth/auth-provider';
 import { config } from './config';
-import { LoginScreen } from './screens/Login/LoginScreen';
-import { VideoPlayerRoute } from './screens/VideoPlayer/VideoPlayerRoute';
+import { LoginScreen } from './screens/login/login-screen';
+import { VideoPlayerRoute } from './screens/video-player/video-player-route';
 
 export const PATHS = {
   login: `${config.basePath}${SCREEN_PATHS.login}`,

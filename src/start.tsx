@@ -1,8 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
-import { App } from './App';
-import { createAppAuthMachine } from './auth/AuthProvider';
+import { App } from './app';
+import { createAppAuthMachine } from './auth/auth-provider';
 import { resilientStorage } from './auth/storage';
 import { createAppChunks, preload, type AppChunks } from './chunks';
 import { settleFirstRoute } from './routes';

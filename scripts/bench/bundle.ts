@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BOOT_CONFIG_ID, type BootConfig } from '../../src/boot/bootConfig';
+import { BOOT_CONFIG_ID, type BootConfig } from '../../src/boot/boot-config';
 import { atMost, kilobytes, type Measurement } from './measure';
 
 /** Issue 13: the login page stays within 110 KB of JS+CSS, gzip. */

@@ -9,9 +9,9 @@ import type { SessionStore } from '../sessions.js';
 import type { AttemptLimiter, Refusal } from '../signin-limiter.js';
 
 /** ASVS asks for at least 64 characters; beyond a few hundred nobody types a password. */
-export const MAX_PASSWORD_LENGTH = 1024;
+const MAX_PASSWORD_LENGTH = 1024;
 /** Room for a maximal password in 4-byte characters, and no more. */
-export const SIGNIN_BODY_LIMIT = 8 * 1024 + 4 * MAX_PASSWORD_LENGTH;
+const SIGNIN_BODY_LIMIT = 8 * 1024 + 4 * MAX_PASSWORD_LENGTH;
 
 /**
  * Strict on purpose: Ajv is told (in app.ts) not to coerce or strip, so a number is not

@@ -13,7 +13,7 @@ export type SigninResult =
   | { kind: 'rateLimited'; retryAfterS: number }
   | { kind: 'failed' };
 
-export const SIGNIN_PATH = '/api/users/signin';
+const SIGNIN_PATH = '/api/users/signin';
 
 /** What we show when a 429 comes without a usable Retry-After. */
 export const DEFAULT_RETRY_AFTER_S = 60;

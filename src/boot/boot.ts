@@ -13,7 +13,7 @@
  * a live session cookie.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
-import { BOOT_CONFIG_ID, VIDEO_SCREEN_TEMPLATE_ID, type BootConfig } from './bootConfig';
+import { BOOT_CONFIG_ID, VIDEO_SCREEN_TEMPLATE_ID, type BootConfig } from './boot-config';
 
 const boot = JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
 

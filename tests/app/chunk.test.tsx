@@ -2,18 +2,18 @@ import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import { App, APP_ERROR_MESSAGE } from '../../src/App';
-import { createAppAuthMachine } from '../../src/auth/AuthProvider';
+import { App, APP_ERROR_MESSAGE } from '../../src/app';
+import { createAppAuthMachine } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
 import { createAppChunks } from '../../src/chunks';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
-import { CHUNK_ERROR_MESSAGE } from '../../src/screens/VideoPlayer/VideoPlayerRoute';
+import { CHUNK_ERROR_MESSAGE } from '../../src/screens/video-player/video-player-route';
 import { SIGNIN_URL } from './msw';
-import { renderApp } from './renderApp';
+import { renderApp } from './render-app';
 import { EMPRESA, NOMBRES, freshSession } from './sessions';
 
-const importScreen = () => import('../../src/screens/VideoPlayer/VideoPlayerScreen');
+const importScreen = () => import('../../src/screens/video-player/video-player-screen');
 
 /** The real screen module, behind a loader the test can make fail or hang first. */
 function observedLoader(first: 'fails' | 'hangs') {

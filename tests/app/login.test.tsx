@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
 import { SIGNIN_URL, countRequests, server } from './msw';
-import { renderApp } from './renderApp';
+import { renderApp } from './render-app';
 import { EMPRESA, NOMBRES } from './sessions';
 
 const passwordField = () => screen.getByLabelText<HTMLInputElement>('Contraseña');

@@ -7,17 +7,17 @@ import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { existsSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { SESSION_TIMEOUT_EVENT, type AuthError } from '../../machines/authMachine';
+import { SESSION_TIMEOUT_EVENT, type AuthError } from '../../machines/auth-machine';
 import { SESSION_KEY } from '../../machines/session';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
-import type { PathEvent, PlainPath } from '../machines/model';
-import { ERROR_AFTER, expectAfter, type Expected } from '../machines/oracle';
-import { PATHS_FILE, readPathsFile, writePathsFile } from '../machines/pathsFile';
+import type { PathEvent, PlainPath } from '../model/model';
+import { ERROR_AFTER, expectAfter, type Expected } from '../model/oracle';
+import { PATHS_FILE, readPathsFile, writePathsFile } from '../model/paths-file';
 import { SIGNIN_URL, countRequests, server } from './msw';
-import { otherTabWrites, renderApp } from './renderApp';
+import { otherTabWrites, renderApp } from './render-app';
 
-// tests/app/globalSetup.ts writes the file when registered; without it, a fresh clone has none.
+// tests/app/global-setup.ts writes the file when registered; without it, a fresh clone has none.
 if (!existsSync(PATHS_FILE)) writePathsFile();
 const paths = readPathsFile();
 

@@ -7,12 +7,12 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
-import { createAppAuthMachine } from '../../src/auth/AuthProvider';
+import { createAppAuthMachine } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
-import { APP_WAIT_MS } from '../../src/boot/bootConfig';
+import { APP_WAIT_MS } from '../../src/boot/boot-config';
 import { config } from '../../src/config';
 import { PATHS, settleFirstRoute } from '../../src/routes';
-import { SCREEN_MODULE, appEntryScripts, openIndexHtml, startAppIn } from './indexHtml';
+import { SCREEN_MODULE, appEntryScripts, openIndexHtml, startAppIn } from './index-html';
 import { SIGNIN_URL, server } from './msw';
 import { EMPRESA, NOMBRES, freshSession, storedSession } from './sessions';
 

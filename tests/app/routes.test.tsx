@@ -3,7 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/routes';
 import { SIGNIN_URL } from './msw';
-import { renderApp } from './renderApp';
+import { renderApp } from './render-app';
 import { EMPRESA, NOMBRES, freshSession } from './sessions';
 
 describe('the routes', () => {

@@ -2,7 +2,7 @@ import { act, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { PATHS } from '../../src/routes';
 import { countRequests, SIGNOUT_URL } from './msw';
-import { otherTabWrites, renderApp } from './renderApp';
+import { otherTabWrites, renderApp } from './render-app';
 import { EMPRESA, NOMBRES, freshSession, storedSession } from './sessions';
 
 const LABEL = `Hola ${NOMBRES} / ${EMPRESA}`;

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { resilientStorage } from '../../src/auth/storage';
 import { PATHS } from '../../src/routes';
 import { SIGNIN_URL } from './msw';
-import { renderApp } from './renderApp';
+import { renderApp } from './render-app';
 import { EMPRESA, NOMBRES } from './sessions';
 
 const throwing = (): Storage => {

@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../src/config';
 import { reportWebVitals } from '../../src/vitals';
-import { renderApp } from './renderApp';
+import { renderApp } from './render-app';
 
 const imported = vi.hoisted(() => ({ count: 0 }));
 vi.mock('web-vitals', () => {

@@ -1,7 +1,7 @@
 import { getStateNodes } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
-import { coverageOf } from './coverage';
-import { SCENARIOS, machineFor, type ScenarioName } from './model';
+import { coverageOf } from '../model/coverage';
+import { SCENARIOS, machineFor, type ScenarioName } from '../model/model';
 
 describe('coverage of the auth machine by the generated paths', () => {
   const scenarios = Object.keys(SCENARIOS) as ScenarioName[];

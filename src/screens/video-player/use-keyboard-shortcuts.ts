@@ -1,6 +1,6 @@
 import { useEffect, type RefObject } from 'react';
 
-export const SEEK_STEP_S = 10;
+const SEEK_STEP_S = 10;
 
 type IOSVideo = HTMLVideoElement & { webkitEnterFullscreen?: () => void };
 

@@ -1,17 +1,17 @@
 import { useEffect, useRef, type FormEvent } from 'react';
-import type { AuthEvent } from '../../../machines/authMachine';
+import type { AuthEvent } from '../../../machines/auth-machine';
 import { useSigninMutation, type SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
-import { AuthActor } from '../../auth/AuthProvider';
+import { AuthActor } from '../../auth/auth-provider';
 import { preload, useChunks } from '../../chunks';
 import { config } from '../../config';
-import { useDocumentTitle } from '../useDocumentTitle';
-import { useHydrated } from '../useHydrated';
-import { LoginMessages } from './LoginMessages';
-import { sameLoginView, selectLoginView } from './loginView';
-import './Login.css';
+import { useDocumentTitle } from '../use-document-title';
+import { useHydrated } from '../use-hydrated';
+import { LoginMessages } from './login-messages';
+import { sameLoginView, selectLoginView } from './login-view';
+import './login.css';
 
-export const LOGIN_TITLE = 'Ingresar';
+const LOGIN_TITLE = 'Ingresar';
 
 function eventFor(result: SigninResult): AuthEvent {
   switch (result.kind) {

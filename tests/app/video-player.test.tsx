@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
 import { SIGNOUT_URL, countRequests, server } from './msw';
-import { renderApp, type RenderAppOptions } from './renderApp';
+import { renderApp, type RenderAppOptions } from './render-app';
 import { EMPRESA, NOMBRES, freshSession } from './sessions';
 
 const LABEL = `Hola ${NOMBRES} / ${EMPRESA}`;

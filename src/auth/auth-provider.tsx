@@ -1,6 +1,6 @@
 import { createActorContext } from '@xstate/react';
 import { useEffect } from 'react';
-import { createAuthMachine, type AuthMachine } from '../../machines/authMachine';
+import { createAuthMachine, type AuthMachine } from '../../machines/auth-machine';
 import { SESSION_KEY, memoryStorage, type SessionStorage } from '../../machines/session';
 import { config } from '../config';
 

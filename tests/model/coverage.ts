@@ -5,7 +5,7 @@
  */
 import { getStateNodes } from '@xstate/graph';
 import type { AnyStateNode, AnyTransitionDefinition } from 'xstate';
-import type { AuthEvent } from '../../machines/authMachine';
+import type { AuthEvent } from '../../machines/auth-machine';
 import { allPlainPaths, machineFor, type PlainPath, type ScenarioName } from './model';
 
 export interface Coverage {

@@ -4,10 +4,10 @@ import {
   SESSION_TIMEOUT_EVENT,
   createAuthMachine,
   type AuthMachine,
-} from '../../machines/authMachine';
+} from '../../machines/auth-machine';
 import { SESSION_KEY, memoryStorage } from '../../machines/session';
-import { SCENARIOS, SPEC_TIMEOUT_MS, allPlainPaths, type PlainStep } from './model';
-import { ERROR_AFTER, expectAfter, type Expected } from './oracle';
+import { SCENARIOS, SPEC_TIMEOUT_MS, allPlainPaths, type PlainStep } from '../model/model';
+import { ERROR_AFTER, expectAfter, type Expected } from '../model/oracle';
 
 describe('every generated path of the auth machine, run against a real actor', () => {
   for (const path of allPlainPaths()) {

@@ -2,7 +2,7 @@ import { useEffect, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
 
 /** Under this, the visitor has barely started: start from the beginning next time. */
-export const MIN_RESUME_S = 5;
+const MIN_RESUME_S = 5;
 /** timeupdate fires about four times a second; storage needs far fewer writes. */
 const SAVE_EVERY_MS = 5_000;
 

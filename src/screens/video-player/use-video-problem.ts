@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import { AuthActor } from '../../auth/AuthProvider';
+import { AuthActor } from '../../auth/auth-provider';
 import { config } from '../../config';
 
 export const VIDEO_UNAVAILABLE_MESSAGE =

@@ -10,11 +10,11 @@ import {
   createAuthMachine,
   type AuthContext,
   type AuthEvent,
-} from '../../machines/authMachine';
+} from '../../machines/auth-machine';
 import { memoryStorage, type Session } from '../../machines/session';
 
 /** A fixed "now" (whole seconds) so that every path is the same on every run. */
-export const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
+const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
 const NOW_S = NOW_MS / 1000;
 
 /** The spec's numbers (§4, §9), written here again so that a change in the code is noticed. */
@@ -24,7 +24,7 @@ export const SPEC_TIMEOUT_MS = 72_000_000;
 export const USERNAME = 'capacitacion';
 export const EMPRESA = 'Agro Demo S.A.';
 export const NOMBRES = 'Visitante Demo';
-export const RETRY_AFTER_S = 60;
+const RETRY_AFTER_S = 60;
 
 const stored = (fields: Record<string, unknown>) =>
   JSON.stringify({
@@ -37,7 +37,7 @@ const stored = (fields: Record<string, unknown>) =>
   });
 
 /** What another tab writes when it logs in. */
-export const OTHER_TAB_SESSION: Session = {
+const OTHER_TAB_SESSION: Session = {
   loggedIn: true,
   username: USERNAME,
   timestamp: NOW_S,
@@ -61,7 +61,7 @@ export const SCENARIOS = {
 
 export type ScenarioName = keyof typeof SCENARIOS;
 
-export const EVENT_SAMPLES: AuthEvent[] = [
+const EVENT_SAMPLES: AuthEvent[] = [
   { type: 'submit', username: USERNAME, password: '' },
   { type: 'submit', username: USERNAME, password: 'clave-de-prueba' },
   { type: 'signin.succeeded', empresa: EMPRESA, nombres: NOMBRES },
@@ -118,7 +118,7 @@ function eventsFor(snapshot: AuthSnapshot): AuthEvent[] {
   });
 }
 
-export function generatePaths(scenario: ScenarioName) {
+function generatePaths(scenario: ScenarioName) {
   const model = new TestModel(machineFor(scenario), {
     events: eventsFor,
     serializeState: serializeTransition,
@@ -134,7 +134,7 @@ const describeEvent = (event: PathEvent): string => {
   return event.type;
 };
 
-export function toPlainPaths(scenario: ScenarioName): PlainPath[] {
+function toPlainPaths(scenario: ScenarioName): PlainPath[] {
   return generatePaths(scenario).map((path) => {
     const steps = path.steps.map(({ event, state }) => ({
       event: event as PathEvent,

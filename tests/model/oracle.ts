@@ -3,7 +3,7 @@
  * change to the machine cannot also change what the tests expect. Every level (machine, app,
  * browser) can ask it for the state and stored session a step must end in.
  */
-import { SESSION_TIMEOUT_EVENT } from '../../machines/authMachine';
+import { SESSION_TIMEOUT_EVENT } from '../../machines/auth-machine';
 import type { Session } from '../../machines/session';
 import {
   SCENARIOS,

@@ -2,12 +2,12 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ComponentType, type ReactNode } from 'react';
 import { BrowserRouter } from 'react-router';
 import type { ActorOptions } from 'xstate';
-import type { AuthMachine } from '../machines/authMachine';
+import type { AuthMachine } from '../machines/auth-machine';
 import { createQueryClient } from './api/signin';
-import { AuthActor, useCrossTabSession } from './auth/AuthProvider';
+import { AuthActor, useCrossTabSession } from './auth/auth-provider';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { config } from './config';
-import { ErrorBoundary } from './ErrorBoundary';
+import { ErrorBoundary } from './error-boundary';
 import { AppRoutes } from './routes';
 import { reportWebVitals } from './vitals';
 

@@ -1,6 +1,6 @@
 import { Suspense, lazy, useState } from 'react';
 import { useChunks, type AppChunks } from '../../chunks';
-import { ErrorBoundary } from '../../ErrorBoundary';
+import { ErrorBoundary } from '../../error-boundary';
 
 export const CHUNK_ERROR_MESSAGE =
   'No se pudo cargar el reproductor de video. Revise su conexión e intente nuevamente.';

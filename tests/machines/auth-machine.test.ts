@@ -1,8 +1,8 @@
 import { SimulatedClock, createActor } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
-import { createAuthMachine, type AuthEvent } from '../../machines/authMachine';
+import { createAuthMachine, type AuthEvent } from '../../machines/auth-machine';
 import { SESSION_KEY, memoryStorage } from '../../machines/session';
-import { SPEC_TIMEOUT_MS as SESSION_TIMEOUT_MS } from './model';
+import { SPEC_TIMEOUT_MS as SESSION_TIMEOUT_MS } from '../model/model';
 
 const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
 const submit = (password: string): AuthEvent => ({

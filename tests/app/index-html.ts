@@ -7,12 +7,12 @@ import { act } from '@testing-library/react';
 import type { Root } from 'react-dom/client';
 import { inject, onTestFinished } from 'vitest';
 import { createQueryClient } from '../../src/api/signin';
-import { APP_WAIT_MS, type BootConfig } from '../../src/boot/bootConfig';
+import { APP_WAIT_MS, type BootConfig } from '../../src/boot/boot-config';
 import type { AppChunks } from '../../src/chunks';
 import { startApp } from '../../src/start';
 
-export const SCREEN_MODULE = '/capacitacion/assets/VideoPlayerScreen-test.js';
-export const APP_ENTRY = '/capacitacion/assets/index-test.js';
+export const SCREEN_MODULE = '/capacitacion/assets/video-player-screen-test.js';
+const APP_ENTRY = '/capacitacion/assets/index-test.js';
 
 /** The app's entry as the boot starts it: a module script in <head>. */
 export const appEntryScripts = () =>
@@ -25,7 +25,7 @@ export const appEntryScripts = () =>
 export async function openIndexHtml(route: string, seed: string | null): Promise<HTMLElement> {
   window.history.replaceState(null, '', route);
   if (seed !== null) localStorage.setItem('session', seed);
-  // Prerendered once for the whole run (tests/app/globalSetup.ts).
+  // Prerendered once for the whole run (tests/app/global-setup.ts).
   const { login, video, videoTitle } = inject('screens');
   const boot: BootConfig = {
     entry: APP_ENTRY,

@@ -1,7 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import type { LoginView } from './loginView';
+import type { LoginView } from './login-view';
 
-export const MESSAGES = {
+const MESSAGES = {
   submitting: 'Cargando...',
   wrongPassword: 'Error, contraseña incorrecta',
   network: 'No se pudo conectar con el servidor. Intente nuevamente.',
@@ -9,7 +9,7 @@ export const MESSAGES = {
   canRetry: 'Ya puede intentar nuevamente.',
 } as const;
 
-export function waitText(seconds: number): string {
+function waitText(seconds: number): string {
   // Long waits read better in minutes; short ones count down second by second.
   if (seconds > 120) return `${Math.ceil(seconds / 60)} minutos`;
   return seconds === 1 ? '1 segundo' : `${seconds} segundos`;

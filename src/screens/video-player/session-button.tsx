@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import { useHydrated } from '../useHydrated';
+import { useHydrated } from '../use-hydrated';
 
-export const LOGOUT_LABEL = 'Cerrar sesion';
+const LOGOUT_LABEL = 'Cerrar sesion';
 
 /** The button's width with its first label, plus `extraPx`, once the fonts are final. */
 function useInitialWidth(ref: RefObject<HTMLElement | null>, extraPx: number): number | null {

@@ -1,10 +1,10 @@
 import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
-import { AuthActor } from '../../auth/AuthProvider';
-import { VIDEO_TITLE, useDocumentTitle } from '../useDocumentTitle';
-import { Background } from './Background';
-import { Player } from './Player';
-import { SessionButton } from './SessionButton';
+import { AuthActor } from '../../auth/auth-provider';
+import { VIDEO_TITLE, useDocumentTitle } from '../use-document-title';
+import { Background } from './background';
+import { Player } from './player';
+import { SessionButton } from './session-button';
 
 /**
  * The training video screen; only rendered for a logged-in visitor (see routes.tsx). The build

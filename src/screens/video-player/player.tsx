@@ -1,11 +1,11 @@
 import { useLayoutEffect, useRef, useState } from 'react';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
-import { useKeyboardShortcuts } from './useKeyboardShortcuts';
-import { positionKey, useResumePosition } from './useResumePosition';
-import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './useVideoProblem';
+import { useKeyboardShortcuts } from './use-keyboard-shortcuts';
+import { positionKey, useResumePosition } from './use-resume-position';
+import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
 
-export const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
+const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
 export function Player() {
   const videoRef = useRef<HTMLVideoElement>(null);

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 
-export const SITE_NAME = 'Capacitación silo bolsa';
+const SITE_NAME = 'Capacitación silo bolsa';
 
 /** The video screen's, which the boot script sets before the screen's chunk arrives. */
 export const VIDEO_TITLE = 'Video';

@@ -1,5 +1,5 @@
 import type { SnapshotFrom } from 'xstate';
-import type { AuthMachine } from '../../../machines/authMachine';
+import type { AuthMachine } from '../../../machines/auth-machine';
 
 /** What the login screen shows, derived from the machine; one small value for cheap renders. */
 export type LoginView =

@@ -10,7 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { clientConfig } from '../../config/settings';
 import { bootScript } from '../../scripts/prerender';
 import type { prerenderScreens } from '../../src/prerender';
-import { writePathsFile } from '../machines/pathsFile';
+import { writePathsFile } from '../model/paths-file';
 
 declare module 'vitest' {
   export interface ProvidedContext {

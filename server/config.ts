@@ -66,6 +66,7 @@ export interface ServerConfig {
   /** Absolute paths. */
   videoFile: string;
   captionsFile: string;
+  chaptersFile: string;
   posterFile: string;
   distDir: string;
   signin: SigninLimits;
@@ -91,6 +92,7 @@ export const SERVER_DEFAULTS = {
   TRUST_PROXY: 'false',
   VIDEO_FILE: 'media/sample.mp4',
   CAPTIONS_FILE: 'media/sample.es.vtt',
+  CHAPTERS_FILE: 'media/sample.chapters.vtt',
   POSTER_FILE: 'media/poster.jpg',
   DIST_DIR: 'dist',
   SIGNIN_FREE_FAILURES: '5',
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy: parseTrustProxy(get('TRUST_PROXY'), problems),
     videoFile: file('VIDEO_FILE'),
     captionsFile: file('CAPTIONS_FILE'),
+    chaptersFile: file('CHAPTERS_FILE'),
     posterFile: file('POSTER_FILE'),
     distDir: file('DIST_DIR'),
     signin,
@@ -267,8 +270,8 @@ function outsideOrigins(env: Env, problems: string[]): ServerConfig['outsideOrig
     ...new Set(origins.filter((o): o is string => o !== null)),
   ];
   return {
-    // The signin and the metrics beacon are fetches.
-    connect: list(api, vitals),
+    // The signin, the metrics beacon and the transcript's captions are fetches.
+    connect: list(api, vitals, captions),
     // <video> and <track> load from the video host, or from the API host by default.
     media: list(api, video, captions),
     // The poster comes from the API host when the API is outside.

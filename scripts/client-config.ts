@@ -8,6 +8,8 @@ export interface ClientConfig {
   apiUrl: string;
   videoUrl: string;
   captionsUrl: string;
+  /** The chapters track (WebVTT); gated by the server like the captions. */
+  chaptersUrl: string;
   /** The video's poster; gated by the server like the video itself. */
   posterUrl: string;
   sessionTimeoutMs: number;
@@ -50,6 +52,7 @@ export function clientConfigFromEnv(env: Env): ClientConfig {
     apiUrl,
     videoUrl: env.VIDEO_URL || `${apiUrl}/api/video`,
     captionsUrl: env.CAPTIONS_URL || `${apiUrl}/api/video/captions.vtt`,
+    chaptersUrl: `${apiUrl}/api/video/chapters.vtt`,
     posterUrl: `${apiUrl}/api/video/poster.jpg`,
     sessionTimeoutMs: positiveInt('SESSION_TIMEOUT_MS', get('SESSION_TIMEOUT_MS'), problems),
     signinTimeoutMs: positiveInt('SIGNIN_TIMEOUT_MS', get('SIGNIN_TIMEOUT_MS'), problems),

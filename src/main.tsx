@@ -9,6 +9,7 @@ import './styles.css';
 // Eager, so inlined into index.html with the rest: the video shell (src/boot/videoShell.ts)
 // shows the video screen's markup before any chunk arrives.
 import './screens/VideoPlayer/VideoPlayer.css';
+import './screens/VideoPlayer/Panels.css';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

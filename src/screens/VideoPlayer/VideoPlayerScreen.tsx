@@ -4,8 +4,10 @@ import { AuthActor } from '../../auth/AuthProvider';
 import { VIDEO_TITLE } from '../../boot/videoShell';
 import { useDocumentTitle } from '../useDocumentTitle';
 import { Background } from './Background';
+import { Chapters } from './Chapters';
 import { Player } from './Player';
 import { SessionButton } from './SessionButton';
+import { Transcript } from './Transcript';
 
 /**
  * The training video screen; only rendered for a logged-in visitor (see routes.tsx). index.html
@@ -46,6 +48,8 @@ export default function VideoPlayerScreen() {
           height={200}
         />
         <Player />
+        <Chapters />
+        <Transcript />
       </main>
     </div>
   );

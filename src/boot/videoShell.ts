@@ -173,6 +173,56 @@ export function bootPage(
           ),
         ),
       ),
+      // Chapters.tsx and Transcript.tsx while their tracks load.
+      ...[
+        ['chapters', 'Capítulos', 'panel__box', 'chapters'],
+        ['transcript', 'Transcripción', 'panel__box panel__box--transcript', 'transcript'],
+      ].map(([name = '', title = '', boxClass = '', listClass = '']) => {
+        const search =
+          name === 'transcript'
+            ? [
+                element(
+                  'div',
+                  { class: 'transcript__search' },
+                  element(
+                    'label',
+                    { for: 'transcript-search' },
+                    new Text('Buscar en la transcripción'),
+                  ),
+                  element('input', {
+                    id: 'transcript-search',
+                    class: 'transcript__input',
+                    type: 'search',
+                    disabled: '',
+                    autocomplete: 'off',
+                    enterkeyhint: 'search',
+                    value: '',
+                  }),
+                  element('p', { class: 'transcript__count', role: 'status' }),
+                ),
+              ]
+            : [];
+        return element(
+          'section',
+          { class: `panel panel--${name}`, 'aria-labelledby': `${name}-title` },
+          element(
+            'details',
+            { class: 'panel__details', open: '' },
+            element(
+              'summary',
+              { class: 'panel__summary' },
+              element('h2', { id: `${name}-title`, class: 'panel__title' }, new Text(title)),
+            ),
+            ...search,
+            element(
+              'div',
+              { class: boxClass },
+              element('p', { class: 'panel__note' }, new Text('Cargando...')),
+              element('ol', { class: listClass }),
+            ),
+          ),
+        );
+      }),
     ),
   );
   for (const href of config.modules)

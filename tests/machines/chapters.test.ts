@@ -3,6 +3,10 @@
  * wrong is named, with its line number; a good file becomes a WebVTT chapters track. Runs in
  * Node without a DOM, as prepare-video will.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   chaptersToWebVtt,
@@ -167,6 +171,51 @@ describe('the WebVTT chapters track', () => {
   it('gives the last chapter a second when the duration is not after it', () => {
     expect(chaptersToWebVtt([{ startS: 10, title: 'Uno' }], 0)).toContain(
       '00:00:10.000 --> 00:00:11.000',
+    );
+  });
+});
+
+describe('npm run chapters (scripts/chapters.ts)', () => {
+  const run = (file: string) =>
+    spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/chapters.ts', file, '--duration', '73'],
+      {
+        encoding: 'utf8',
+      },
+    );
+
+  it("prints the sample's chapters track from the five scenes as an operator writes them", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chapters-'));
+    const file = join(dir, 'capitulos.txt');
+    writeFileSync(
+      file,
+      [
+        '00:08 Elección y preparación del terreno',
+        '00:21 Embolsado: máquina y bolsa',
+        '00:34 Llenado y estiba del grano',
+        '00:47 Cierre de la bolsa y rotulado',
+        '01:00 Monitoreo, calado y extracción',
+      ].join('\n'),
+    );
+    const result = run(file);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(readFileSync('media/sample.chapters.vtt', 'utf8'));
+  });
+
+  it('prints every problem with its line, and nothing on stdout, for a malformed file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chapters-'));
+    const file = join(dir, 'capitulos.txt');
+    writeFileSync(file, '00:10 Uno\nDos\n00:05 Tres\n');
+    const result = run(file);
+    rmSync(dir, { recursive: true, force: true });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `${file}: line 2: "Dos" does not start with a time: write "MM:SS Title" or "HH:MM:SS Title"\n` +
+        `${file}: line 3: 00:05 comes before the chapter on line 1 (00:10): list the chapters in the order they play\n`,
     );
   });
 });

@@ -8,6 +8,8 @@ export type TrackResult =
   | { kind: 'cues'; cues: Cue[] }
   /** The server refused the session (signed out elsewhere, restarted). */
   | { kind: 'refused' }
+  /** This video has no such track (404). */
+  | { kind: 'missing' }
   | { kind: 'failed' };
 
 /** A few kilobytes; on a link too slow for that, the visitor gets the message and a retry. */
@@ -22,6 +24,7 @@ export async function fetchTrack(url: string, signal?: AbortSignal): Promise<Tra
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     if (response.status === 401) return { kind: 'refused' };
+    if (response.status === 404) return { kind: 'missing' };
     if (!response.ok) return { kind: 'failed' };
     const cues = parseWebVtt(await response.text());
     return cues ? { kind: 'cues', cues } : { kind: 'failed' };

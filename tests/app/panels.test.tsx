@@ -12,8 +12,16 @@ import { AuthActor } from '../../src/auth/AuthProvider';
 import { resilientStorage } from '../../src/auth/storage';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
-import { Chapters, CHAPTERS_FAILED } from '../../src/screens/VideoPlayer/Chapters';
-import { TRANSCRIPT_FAILED, Transcript } from '../../src/screens/VideoPlayer/Transcript';
+import {
+  Chapters,
+  CHAPTERS_FAILED,
+  CHAPTERS_MISSING,
+} from '../../src/screens/VideoPlayer/Chapters';
+import {
+  TRANSCRIPT_FAILED,
+  TRANSCRIPT_MISSING,
+  Transcript,
+} from '../../src/screens/VideoPlayer/Transcript';
 import { server } from './msw';
 import { renderApp, type RenderAppOptions } from './renderApp';
 import { freshSession } from './sessions';
@@ -97,6 +105,20 @@ describe('Capítulos', () => {
     await user.click(within(alert).getByRole('button', { name: 'Reintentar' }));
     await waitFor(() => expect(lines(chapters)).toHaveLength(5));
     expect(within(chapters).queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('a video without chapters or captions (404)', () => {
+  it('says so in each panel, with no retry and no alert', async () => {
+    server.use(
+      http.get(config.chaptersUrl, () => new HttpResponse(null, { status: 404 })),
+      http.get(config.captionsUrl, () => new HttpResponse(null, { status: 404 })),
+    );
+    const { chapters, transcript } = await openVideoScreen();
+    expect(await within(chapters).findByText(CHAPTERS_MISSING)).toBeVisible();
+    expect(await within(transcript).findByText(TRANSCRIPT_MISSING)).toBeVisible();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Reintentar' })).toBeNull();
   });
 });
 

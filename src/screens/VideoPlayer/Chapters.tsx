@@ -5,11 +5,21 @@ import { seekAndPlay, usePlayingIndex } from './usePlayerVideo';
 import { useTrack, type TrackState } from './useTrack';
 
 export const CHAPTERS_FAILED = 'No se pudieron cargar los capítulos.';
+export const CHAPTERS_MISSING = 'Este video no tiene capítulos.';
 
-/** Loading, or the failure and its retry: the box keeps its height whatever is in it. */
-export function TrackNote({ state, failed }: { state: TrackState; failed: string }) {
+/** Loading, no such track, or the failure and its retry: the box keeps its height whatever is in it. */
+export function TrackNote({
+  state,
+  failed,
+  missing,
+}: {
+  state: TrackState;
+  failed: string;
+  missing: string;
+}) {
   if (state.status === 'loading') return <p className="panel__note">Cargando...</p>;
   if (state.status === 'ready') return null;
+  if (state.status === 'missing') return <p className="panel__note">{missing}</p>;
   return (
     <p className="panel__note panel__note--problem" role="alert">
       {failed}{' '}
@@ -40,7 +50,7 @@ export function Chapters() {
           </h2>
         </summary>
         <div className="panel__box">
-          <TrackNote state={track} failed={CHAPTERS_FAILED} />
+          <TrackNote state={track} failed={CHAPTERS_FAILED} missing={CHAPTERS_MISSING} />
           <ol className="chapters">
             {chapters.map((chapter, index) => (
               <li key={`${chapter.startS}-${index}`}>

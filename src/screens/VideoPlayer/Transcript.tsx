@@ -6,6 +6,7 @@ import { seekAndPlay, usePlayingIndex } from './usePlayerVideo';
 import { useTrack } from './useTrack';
 
 export const TRANSCRIPT_FAILED = 'No se pudo cargar la transcripción.';
+export const TRANSCRIPT_MISSING = 'Este video no tiene transcripción.';
 
 /** After the visitor scrolls the transcript, it leaves it where they put it for this long. */
 export const READING_PAUSE_MS = 6_000;
@@ -94,7 +95,7 @@ export function Transcript() {
           </p>
         </div>
         <div ref={boxRef} className="panel__box panel__box--transcript">
-          <TrackNote state={track} failed={TRANSCRIPT_FAILED} />
+          <TrackNote state={track} failed={TRANSCRIPT_FAILED} missing={TRANSCRIPT_MISSING} />
           <ol className="transcript">
             {shown.map((index) => {
               const cue = cues[index];

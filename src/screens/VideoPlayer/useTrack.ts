@@ -6,6 +6,7 @@ import { AuthActor } from '../../auth/AuthProvider';
 export type TrackState =
   | { status: 'loading' }
   | { status: 'ready'; cues: Cue[] }
+  | { status: 'missing' }
   | { status: 'failed'; retry: () => void };
 
 /**
@@ -26,13 +27,15 @@ export function useTrack(url: string): TrackState {
       setState(
         result.kind === 'cues'
           ? { status: 'ready', cues: result.cues }
-          : {
-              status: 'failed',
-              retry: () => {
-                setState({ status: 'loading' });
-                setAttempt((n) => n + 1);
+          : result.kind === 'missing'
+            ? { status: 'missing' }
+            : {
+                status: 'failed',
+                retry: () => {
+                  setState({ status: 'loading' });
+                  setAttempt((n) => n + 1);
+                },
               },
-            },
       );
     });
     return () => controller.abort();

@@ -38,6 +38,20 @@ describe('a well-formed chapters file', () => {
     });
   });
 
+  it('takes any amount of space after the time, the last minute and second, and long hours', () => {
+    const title = 'x'.repeat(120);
+    expect(
+      parseChapters(`00:00   Tres espacios\n59:59 \t Casi una hora\n10:00:00 ${title}`),
+    ).toEqual({
+      ok: true,
+      chapters: [
+        { startS: 0, title: 'Tres espacios' },
+        { startS: 3599, title: 'Casi una hora' },
+        { startS: 36000, title },
+      ],
+    });
+  });
+
   it('accepts chapters before the end of the video when its duration is given', () => {
     expect(parseChapters('00:00 Uno\n01:12 Dos', { durationS: 73 }).ok).toBe(true);
   });
@@ -59,6 +73,7 @@ describe('a malformed chapters file: every problem, each with its line', () => {
     ['a time glued to the title', '01:30Elección', /does not start with a time/],
     ['a time with fractions', '01:30.5 Elección', /does not start with a time/],
     ['a lone number', '90 Elección', /does not start with a time/],
+    ['a word before the time', 'Capítulo 01:30 Elección', /"Capítulo 01:30 Elección" does not/],
     ['one digit of seconds', '1:3 Elección', /"1:3" is not a time: .*two digits/],
     ['one digit of minutes after hours', '1:2:03 Elección', /"1:2:03" is not a time/],
     ['seconds past 59', '01:60 Elección', /"01:60" is not a time: minutes and seconds/],
@@ -114,6 +129,12 @@ describe('a malformed chapters file: every problem, each with its line', () => {
     );
     expect(problems.map(describeProblem)[1]).toMatch(/^line 3: 00:05 comes before/);
     expect(describeProblem({ line: null, message: 'x' })).toBe('x');
+  });
+
+  it('quotes a line of 60 characters whole, and cuts a longer one', () => {
+    const sixty = 'y'.repeat(60);
+    expect(problemsOf(sixty)[0]?.message).toContain(`"${sixty}"`);
+    expect(problemsOf(`${sixty}z`)[0]?.message).toContain(`"${'y'.repeat(57)}..."`);
   });
 
   it('never throws, whatever the text', () => {

@@ -10,6 +10,7 @@ import {
   foldForSearch,
   formatClock,
   isoDuration,
+  MAX_TRACK_LENGTH,
   parseWebVtt,
   searchCues,
   type Cue,
@@ -41,9 +42,9 @@ describe('reading a WebVTT track', () => {
       'STYLE',
       '::cue { color: red }',
       '',
-      '1:00:01.500 --> 1:00:03.000 align:start position:10%',
+      '1:00:01.500  -->  1:00:03.000 align:start position:10%',
       '<v Ana>Hola &amp; <i>bienvenidos</i></v>',
-      'al curso &lt;2023&gt;',
+      'al   curso &lt;2023&gt;',
       '',
       'NOTE una nota --> con flecha',
       '',
@@ -63,14 +64,37 @@ describe('reading a WebVTT track', () => {
     ['an HTML page (the SPA fallback)', '<!doctype html><html></html>'],
     ['an empty answer', ''],
     ['a header glued to a word', 'WEBVTTX\n\n00:00.000 --> 00:01.000\nx'],
+    ['a header not at the start', 'X WEBVTT\n\n00:00.000 --> 00:01.000\nx'],
     ['something far too large', `WEBVTT\n\n${'x'.repeat(2_000_001)}`],
   ])('is null for %s', (_, text) => {
     expect(parseWebVtt(text)).toBeNull();
   });
 
-  it('skips cues whose timing is broken or backwards', () => {
+  it('reads a byte-order mark, old Mac line ends, and the entities captions use', () => {
     const text =
-      'WEBVTT\n\n00:05.000 --> 00:04.000\nAl revés\n\n00:0x.000 --> 00:09.000\nRoto\n\n00:01.000 --> 00:02.000\nBien';
+      '\uFEFFWEBVTT\r\r00:00.000 --> 00:01.000\ra&nbsp;b &quot;c&apos; &lrm;d&rlm; &copy;';
+    expect(parseWebVtt(text)).toEqual([
+      { startS: 0, endS: 1, text: 'a b "c\' \u200ed\u200f &copy;' },
+    ]);
+  });
+
+  it('reads a track of exactly the largest size', () => {
+    const cue = 'WEBVTT\n\n00:00.000 --> 00:01.000\nx\n\nNOTE ';
+    const text = cue.padEnd(MAX_TRACK_LENGTH, 'n');
+    expect(parseWebVtt(text)).toEqual([{ startS: 0, endS: 1, text: 'x' }]);
+    expect(parseWebVtt(`${text}n`)).toBeNull();
+  });
+
+  it('skips cues whose timing is broken, backwards, empty, or not where it belongs', () => {
+    const text = [
+      'WEBVTT',
+      '00:05.000 --> 00:04.000\nAl revés',
+      '00:03.000 --> 00:03.000\nSin duración',
+      '00:0x.000 --> 00:09.000\nRoto',
+      'x00:06.000 --> 00:07.000\nPrefijo',
+      'uno\ndos\n00:06.000 --> 00:07.000\nDos identificadores',
+      '00:01.000 --> 00:02.000\nBien',
+    ].join('\n\n');
     expect(parseWebVtt(text)).toEqual([{ startS: 1, endS: 2, text: 'Bien' }]);
   });
 });

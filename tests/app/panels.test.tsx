@@ -157,6 +157,35 @@ describe('Transcripción', () => {
     expect(video.paused).toBe(false);
   });
 
+  it('is one stop for Tab, on the line playing; the arrows, Home and End move between lines', async () => {
+    const { transcript, video, user } = await openVideoScreen();
+    const search = within(transcript).getByRole('searchbox');
+    await waitFor(() => expect(lines(transcript)).toHaveLength(11));
+    playTo(video, 30);
+    search.focus();
+    await user.tab();
+    expect(document.activeElement).toHaveTextContent(/^0:27 Revisamos el freno/);
+    await user.keyboard('{ArrowDown}');
+    expect(document.activeElement).toHaveTextContent(/^0:34 El grano entra seco/);
+    await user.keyboard('{ArrowUp}{ArrowUp}');
+    expect(document.activeElement).toHaveTextContent(/^0:21 La embolsadora/);
+    await user.keyboard('{End}{ArrowDown}');
+    expect(document.activeElement).toHaveTextContent(/^1:06 Extraemos/);
+    await user.keyboard('{Home}{ArrowUp}');
+    expect(document.activeElement).toHaveTextContent(/^0:00 Muestra/);
+    await user.keyboard('{ArrowDown}{Enter}');
+    expect(video.currentTime).toBe(8);
+    // Past the list in one Tab: whatever follows the transcript, not its second line.
+    await user.tab();
+    expect(transcript).not.toContainElement(document.activeElement as HTMLElement);
+
+    // A search that hides the line playing: Tab lands on the first line shown.
+    await user.clear(search);
+    await user.type(search, 'humedad');
+    await user.tab();
+    expect(document.activeElement).toHaveTextContent(/^0:34 El grano entra seco/);
+  });
+
   it('keeps only the lines holding every word searched, accents and case aside', async () => {
     const { transcript, user } = await openVideoScreen();
     const search = within(transcript).getByRole('searchbox', {

@@ -1,4 +1,12 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type RefObject,
+} from 'react';
 import { cueAt, formatClock, isoDuration, searchCues } from '../../../machines/webvtt';
 import { config } from '../../config';
 import { TrackNote } from './Chapters';
@@ -53,6 +61,25 @@ function useFollowCurrentLine(boxRef: RefObject<HTMLElement | null>, current: nu
 }
 
 /**
+ * The arrow keys, Home and End move between the lines, so that the list is one stop for Tab
+ * rather than one per line (a long video has hundreds).
+ */
+function moveBetweenLines(event: KeyboardEvent<HTMLButtonElement>) {
+  const buttons = [...(event.currentTarget.closest('ol')?.querySelectorAll('button') ?? [])];
+  const at = buttons.indexOf(event.currentTarget);
+  const moves: Record<string, number> = {
+    ArrowDown: at + 1,
+    ArrowUp: at - 1,
+    Home: 0,
+    End: buttons.length - 1,
+  };
+  const next = moves[event.key];
+  if (at < 0 || next === undefined) return;
+  event.preventDefault();
+  buttons[Math.max(0, Math.min(buttons.length - 1, next))]?.focus();
+}
+
+/**
  * "Transcripción": the Spanish captions as text to read, the line playing highlighted and kept in
  * view, a click on a line plays from there, and a search that keeps only the lines holding
  * every word typed (accents and case aside). Fetched on its own: it reads even when the video
@@ -69,6 +96,11 @@ export function Transcript() {
   const [current, video] = usePlayingIndex(rootRef, pick);
   useFollowCurrentLine(boxRef, current);
   const searching = query.trim() !== '';
+  // Tab stays on the line the visitor moved to; otherwise it lands on the line playing, or on
+  // the first line shown.
+  const [focused, setFocused] = useState<number | null>(null);
+  const tabStop =
+    [focused, current].find((index) => index !== null && shown.includes(index)) ?? shown[0];
 
   return (
     <section ref={rootRef} className="panel panel--transcript" aria-labelledby="transcript-title">
@@ -106,6 +138,13 @@ export function Transcript() {
                     type="button"
                     className="panel__item"
                     aria-current={index === current ? 'true' : undefined}
+                    tabIndex={index === tabStop ? 0 : -1}
+                    onKeyDown={moveBetweenLines}
+                    onFocus={() => setFocused(index)}
+                    onBlur={(event) => {
+                      if (!event.currentTarget.closest('ol')?.contains(event.relatedTarget))
+                        setFocused(null);
+                    }}
                     onClick={() => seekAndPlay(video(), cue.startS)}
                   >
                     <time className="panel__time" dateTime={isoDuration(cue.startS)}>

@@ -191,6 +191,12 @@ const SETTINGS = {
   ),
   VIDEO_FILE: setting('server', 'media/sample.mp4', path, 'the training video the server protects'),
   CAPTIONS_FILE: setting('server', 'media/sample.es.vtt', path, 'its Spanish captions'),
+  CHAPTERS_FILE: setting(
+    'server',
+    'media/sample.chapters.vtt',
+    path,
+    'its chapters, a WebVTT chapters track (`npm run chapters` makes one from a hand-written list)',
+  ),
   POSTER_FILE: setting('server', 'media/poster.jpg', path, 'its poster image'),
   DIST_DIR: setting('server', 'dist', path, 'the built front end'),
   SIGNIN_FREE_FAILURES: setting(
@@ -392,6 +398,8 @@ export interface ClientConfig {
   apiUrl: string;
   videoUrl: string;
   captionsUrl: string;
+  /** The chapters track, gated like the captions. */
+  chaptersUrl: string;
   /** The video's poster; gated by the server like the video itself. */
   posterUrl: string;
   sessionTimeoutMs: number;
@@ -408,6 +416,7 @@ export function clientConfig(env: Env): ClientConfig {
     apiUrl: s.API_URL,
     videoUrl: s.VIDEO_URL || `${s.API_URL}/api/video`,
     captionsUrl: s.CAPTIONS_URL || `${s.API_URL}/api/video/captions.vtt`,
+    chaptersUrl: `${s.API_URL}/api/video/chapters.vtt`,
     posterUrl: `${s.API_URL}/api/video/poster.jpg`,
     sessionTimeoutMs: s.SESSION_TIMEOUT_MS,
     signinTimeoutMs: s.SIGNIN_TIMEOUT_MS,

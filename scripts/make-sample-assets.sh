@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Makes the stand-in training video, its Spanish captions and its poster (media/).
+# Makes the stand-in training video, its Spanish captions, its chapters and its poster (media/).
 # Run by hand (not at install): bash scripts/make-sample-assets.sh [output-dir]
-# Needs ffmpeg with libx264, aac and drawtext (Debian: apt-get install ffmpeg fonts-dejavu-core).
-# The company's own files replace these through VIDEO_FILE, CAPTIONS_FILE and POSTER_FILE.
+# Needs ffmpeg with libx264, aac and drawtext (Debian: apt-get install ffmpeg fonts-dejavu-core),
+# and the project's node_modules (npm ci) for the chapters track.
+# The company's own files replace these through VIDEO_FILE, CAPTIONS_FILE, CHAPTERS_FILE and
+# POSTER_FILE.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -120,5 +122,19 @@ ts() { printf '00:%02d:%02d.%03d' $(($1 / 60)) $(($1 % 60)) "${2:-0}"; }
   done
 } >"$OUT_DIR/sample.es.vtt"
 
-ls -l "$OUT_DIR/sample.mp4" "$OUT_DIR/poster.jpg" "$OUT_DIR/sample.es.vtt"
+echo "Chapters…"
+# One chapter a scene, written as an operator would (MM:SS Title), then checked and turned into
+# a WebVTT chapters track by the same code as prepare-video's (machines/chapters.ts).
+{
+  n=1
+  for scene in "${scenes[@]}"; do
+    IFS='|' read -r name _ <<<"$scene"
+    start=$((TITLE_S + (n - 1) * SCENE_S))
+    printf '%02d:%02d %s\n' $((start / 60)) $((start % 60)) "${name#*. }"
+    n=$((n + 1))
+  done
+} >"$tmp/chapters.txt"
+npx tsx scripts/chapters.ts "$tmp/chapters.txt" --duration "$total" >"$OUT_DIR/sample.chapters.vtt"
+
+ls -l "$OUT_DIR/sample.mp4" "$OUT_DIR/poster.jpg" "$OUT_DIR/sample.es.vtt" "$OUT_DIR/sample.chapters.vtt"
 echo "Duration: ${total} s"

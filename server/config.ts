@@ -60,6 +60,7 @@ export interface ServerConfig {
   /** Absolute paths. */
   videoFile: string;
   captionsFile: string;
+  chaptersFile: string;
   posterFile: string;
   distDir: string;
   signin: SigninLimits;
@@ -99,6 +100,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy: s.TRUST_PROXY,
     videoFile: resolve(cwd, s.VIDEO_FILE),
     captionsFile: resolve(cwd, s.CAPTIONS_FILE),
+    chaptersFile: resolve(cwd, s.CHAPTERS_FILE),
     posterFile: resolve(cwd, s.POSTER_FILE),
     distDir: resolve(cwd, s.DIST_DIR),
     signin: {
@@ -116,8 +118,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     // The client reads these URLs at build time; the server lets the browser reach their
     // origins under the CSP.
     outsideOrigins: {
-      // The signin and the metrics beacon are fetches.
-      connect: origins(s.API_URL, s.WEB_VITALS_URL),
+      // The signin, the metrics beacon and the transcript's captions are fetches.
+      connect: origins(s.API_URL, s.WEB_VITALS_URL, s.CAPTIONS_URL),
       // <video> and <track> load from the video host, or from the API host by default.
       media: origins(s.API_URL, s.VIDEO_URL, s.CAPTIONS_URL),
       // The poster comes from the API host when the API is outside.

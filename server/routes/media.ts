@@ -84,6 +84,7 @@ export async function mediaRoutes(
   const files = [
     { url: '/api/video', path: config.videoFile, type: 'video/mp4' },
     { url: '/api/video/captions.vtt', path: config.captionsFile, type: 'text/vtt; charset=utf-8' },
+    { url: '/api/video/chapters.vtt', path: config.chaptersFile, type: 'text/vtt; charset=utf-8' },
     { url: '/api/video/poster.jpg', path: config.posterFile, type: 'image/jpeg' },
   ];
   const typeByPath = new Map(files.map((file) => [file.path, file.type]));
@@ -116,25 +117,26 @@ export async function mediaRoutes(
     );
   }
 
-  // The captions are text: compressed when the browser accepts it, each encoding with its own
-  // ETag so that a 304 never confirms another encoding's bytes.
-  const captions = compressedFile(config.captionsFile);
-  app.get('/api/video/captions.vtt', async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.header('vary', 'Accept-Encoding');
-    const encoding = preferredEncoding(request.headers['accept-encoding']);
-    const compressed = encoding ? await captions().catch(() => undefined) : undefined;
-    // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
-    if (!encoding || !compressed)
-      return reply.sendFile(basename(config.captionsFile), dirname(config.captionsFile));
-    const etag = `${compressed.etag}-${encoding}"`;
-    reply
-      .header('cache-control', 'private, no-cache')
-      .header('content-type', 'text/vtt; charset=utf-8')
-      .header('etag', etag)
-      .header('last-modified', compressed.lastModified);
-    const ifNoneMatch = request.headers['if-none-match'];
-    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
-      return reply.code(304).send();
-    return reply.header('content-encoding', encoding).send(compressed.bodies[encoding]);
-  });
+  // The captions and the chapters are text: compressed when the browser accepts it, each
+  // encoding with its own ETag so that a 304 never confirms another encoding's bytes.
+  for (const { url, path } of files.filter((file) => file.url.endsWith('.vtt'))) {
+    const track = compressedFile(path);
+    app.get(url, async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('vary', 'Accept-Encoding');
+      const encoding = preferredEncoding(request.headers['accept-encoding']);
+      const compressed = encoding ? await track().catch(() => undefined) : undefined;
+      // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
+      if (!encoding || !compressed) return reply.sendFile(basename(path), dirname(path));
+      const etag = `${compressed.etag}-${encoding}"`;
+      reply
+        .header('cache-control', 'private, no-cache')
+        .header('content-type', 'text/vtt; charset=utf-8')
+        .header('etag', etag)
+        .header('last-modified', compressed.lastModified);
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+        return reply.code(304).send();
+      return reply.header('content-encoding', encoding).send(compressed.bodies[encoding]);
+    });
+  }
 }

@@ -1,6 +1,13 @@
 import { http, HttpResponse, type RequestHandler } from 'msw';
 import { setupServer } from 'msw/node';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { config } from '../../src/config';
+
+const mediaText = (name: string) => readFileSync(resolve(__dirname, '../../media', name), 'utf8');
+/** The sample's tracks, as the server sends them to a live session. */
+const CAPTIONS_VTT = mediaText('sample.es.vtt');
+const CHAPTERS_VTT = mediaText('sample.chapters.vtt');
 
 export const SIGNIN_URL = `${config.apiUrl}/api/users/signin`;
 export const SIGNOUT_URL = `${config.apiUrl}/api/users/signout`;
@@ -8,6 +15,9 @@ export const SIGNOUT_URL = `${config.apiUrl}/api/users/signout`;
 /** What every test may meet; anything else is an unexpected request and fails the test. */
 const defaults: RequestHandler[] = [
   http.post(SIGNOUT_URL, () => new HttpResponse(null, { status: 204 })),
+  // The video screen's transcript and chapters (Transcript.tsx, Chapters.tsx).
+  http.get(config.captionsUrl, () => HttpResponse.text(CAPTIONS_VTT)),
+  http.get(config.chaptersUrl, () => HttpResponse.text(CHAPTERS_VTT)),
 ];
 
 export const server = setupServer(...defaults);

@@ -3,8 +3,10 @@ import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { VIDEO_TITLE, useDocumentTitle } from '../use-document-title';
 import { Background } from './background';
+import { Chapters } from './chapters';
 import { Player } from './player';
 import { SessionButton } from './session-button';
+import { Transcript } from './transcript';
 
 /**
  * The training video screen; only rendered for a logged-in visitor (see routes.tsx). The build
@@ -46,6 +48,8 @@ export default function VideoPlayerScreen() {
           height={200}
         />
         <Player />
+        <Chapters />
+        <Transcript />
       </main>
     </div>
   );

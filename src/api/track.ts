@@ -1,0 +1,34 @@
+import { parseWebVtt, type Cue } from '../../machines/webvtt';
+
+/**
+ * A WebVTT track (the captions, the chapters) fetched as text, for the transcript and the
+ * chapters list. Every outcome is one of these results; nothing here throws or navigates.
+ */
+export type TrackResult =
+  | { kind: 'cues'; cues: Cue[] }
+  /** The server refused the session (signed out elsewhere, restarted). */
+  | { kind: 'refused' }
+  /** This video has no such track (404). */
+  | { kind: 'missing' }
+  | { kind: 'failed' };
+
+/** A few kilobytes; on a link too slow for that, the visitor gets the message and a retry. */
+const TRACK_TIMEOUT_MS = 30_000;
+
+export async function fetchTrack(url: string, signal?: AbortSignal): Promise<TrackResult> {
+  try {
+    const timeout = AbortSignal.timeout(TRACK_TIMEOUT_MS);
+    const response = await fetch(url, {
+      // The session cookie, also when the captions come from the API's host.
+      credentials: 'include',
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    if (response.status === 401) return { kind: 'refused' };
+    if (response.status === 404) return { kind: 'missing' };
+    if (!response.ok) return { kind: 'failed' };
+    const cues = parseWebVtt(await response.text());
+    return cues ? { kind: 'cues', cues } : { kind: 'failed' };
+  } catch {
+    return { kind: 'failed' };
+  }
+}

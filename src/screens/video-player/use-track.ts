@@ -1,0 +1,45 @@
+import { useEffect, useState } from 'react';
+import type { Cue } from '../../../machines/webvtt';
+import { fetchTrack } from '../../api/track';
+import { AuthActor } from '../../auth/auth-provider';
+
+export type TrackState =
+  | { status: 'loading' }
+  | { status: 'ready'; cues: Cue[] }
+  | { status: 'missing' }
+  | { status: 'failed'; retry: () => void };
+
+/**
+ * The cues of a track, fetched apart from the video so that they arrive even when the video
+ * cannot. Starts as "loading" on the server and in the first client render alike. A refused
+ * session ends the local one, as a refused video does (useVideoProblem.ts).
+ */
+export function useTrack(url: string): TrackState {
+  const actorRef = AuthActor.useActorRef();
+  const [attempt, setAttempt] = useState(0);
+  const [state, setState] = useState<TrackState>({ status: 'loading' });
+
+  useEffect(() => {
+    const controller = new AbortController();
+    void fetchTrack(url, controller.signal).then((result) => {
+      if (controller.signal.aborted) return;
+      if (result.kind === 'refused') actorRef.send({ type: 'session.refused' });
+      setState(
+        result.kind === 'cues'
+          ? { status: 'ready', cues: result.cues }
+          : result.kind === 'missing'
+            ? { status: 'missing' }
+            : {
+                status: 'failed',
+                retry: () => {
+                  setState({ status: 'loading' });
+                  setAttempt((n) => n + 1);
+                },
+              },
+      );
+    });
+    return () => controller.abort();
+  }, [url, attempt, actorRef]);
+
+  return state;
+}

@@ -1,0 +1,259 @@
+/**
+ * The video screen's Capítulos and Transcripción (Chapters.tsx, Transcript.tsx) in the real app:
+ * the tracks as the server sends them (MSW), the <video> driven through its events.
+ */
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { hydrateRoot } from 'react-dom/client';
+import { renderToString } from 'react-dom/server';
+import { describe, expect, it, vi } from 'vitest';
+import { createAppAuthMachine } from '../../src/auth/auth-provider';
+import { AuthActor } from '../../src/auth/auth-provider';
+import { resilientStorage } from '../../src/auth/storage';
+import { config } from '../../src/config';
+import { PATHS } from '../../src/routes';
+import {
+  Chapters,
+  CHAPTERS_FAILED,
+  CHAPTERS_MISSING,
+} from '../../src/screens/video-player/chapters';
+import {
+  TRANSCRIPT_FAILED,
+  TRANSCRIPT_MISSING,
+  Transcript,
+} from '../../src/screens/video-player/transcript';
+import { server } from './msw';
+import { renderApp, type RenderAppOptions } from './render-app';
+import { freshSession } from './sessions';
+
+async function openVideoScreen(options: RenderAppOptions = {}) {
+  const app = renderApp({ route: PATHS.video, seed: freshSession(), ...options });
+  const chapters = await screen.findByRole('region', { name: 'Capítulos' });
+  const transcript = screen.getByRole('region', { name: 'Transcripción' });
+  const video = document.querySelector('video')!;
+  return { ...app, chapters, transcript, video };
+}
+
+/** The video reaching `timeS` as it plays. */
+const playTo = (video: HTMLVideoElement, timeS: number) => {
+  video.currentTime = timeS;
+  fireEvent.timeUpdate(video);
+};
+
+const current = (region: HTMLElement) =>
+  within(region)
+    .queryAllByRole('button')
+    .filter((button) => button.getAttribute('aria-current') === 'true')
+    .map((button) => button.textContent);
+
+const lines = (region: HTMLElement) =>
+  within(region)
+    .queryAllByRole('listitem')
+    .map((item) => item.textContent);
+
+describe('Capítulos', () => {
+  it("lists the sample's five scenes with their start times", async () => {
+    const { chapters } = await openVideoScreen();
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+    expect(lines(chapters)).toEqual([
+      '0:08 Elección y preparación del terreno',
+      '0:21 Embolsado: máquina y bolsa',
+      '0:34 Llenado y estiba del grano',
+      '0:47 Cierre de la bolsa y rotulado',
+      '1:00 Monitoreo, calado y extracción',
+    ]);
+    expect(within(chapters).getAllByRole('listitem')[3]!.querySelector('time')).toHaveAttribute(
+      'datetime',
+      'PT0H0M47S',
+    );
+  });
+
+  it('marks the chapter playing, and none before the first', async () => {
+    const { chapters, video } = await openVideoScreen();
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+    playTo(video, 3);
+    expect(current(chapters)).toEqual([]);
+    playTo(video, 25);
+    expect(current(chapters)).toEqual(['0:21 Embolsado: máquina y bolsa']);
+    playTo(video, 72);
+    expect(current(chapters)).toEqual(['1:00 Monitoreo, calado y extracción']);
+  });
+
+  it('plays from a chapter’s start on a click, and on Enter', async () => {
+    const { chapters, video, user } = await openVideoScreen();
+    const cierre = await within(chapters).findByRole('button', { name: /Cierre de la bolsa/ });
+    await user.click(cierre);
+    expect(video.currentTime).toBe(47);
+    expect(video.paused).toBe(false);
+    fireEvent.timeUpdate(video);
+    expect(cierre).toHaveAttribute('aria-current', 'true');
+
+    video.pause();
+    within(chapters)
+      .getByRole('button', { name: /Embolsado/ })
+      .focus();
+    await user.keyboard('{Enter}');
+    expect(video.currentTime).toBe(21);
+    expect(video.paused).toBe(false);
+  });
+
+  it('says so in Spanish when the chapters cannot be fetched, and tries again on request', async () => {
+    server.use(http.get(config.chaptersUrl, () => HttpResponse.error(), { once: true }));
+    const { chapters, user } = await openVideoScreen();
+    const alert = await within(chapters).findByRole('alert');
+    expect(alert).toHaveTextContent(CHAPTERS_FAILED);
+    await user.click(within(alert).getByRole('button', { name: 'Reintentar' }));
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+    expect(within(chapters).queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('a video without chapters or captions (404)', () => {
+  it('says so in each panel, with no retry and no alert', async () => {
+    server.use(
+      http.get(config.chaptersUrl, () => new HttpResponse(null, { status: 404 })),
+      http.get(config.captionsUrl, () => new HttpResponse(null, { status: 404 })),
+    );
+    const { chapters, transcript } = await openVideoScreen();
+    expect(await within(chapters).findByText(CHAPTERS_MISSING)).toBeVisible();
+    expect(await within(transcript).findByText(TRANSCRIPT_MISSING)).toBeVisible();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Reintentar' })).toBeNull();
+  });
+});
+
+describe('Transcripción', () => {
+  it('shows the Spanish captions as lines of text with their times', async () => {
+    const { transcript } = await openVideoScreen();
+    await waitFor(() => expect(lines(transcript)).toHaveLength(11));
+    expect(lines(transcript)[0]).toBe(
+      '0:00 Muestra de la capacitación: manejo de silo bolsa, edición 2023.',
+    );
+    expect(lines(transcript)[4]).toBe('0:27 Revisamos el freno y la presión antes de empezar.');
+  });
+
+  it('highlights the line playing, following playback and seeks', async () => {
+    const { transcript, video } = await openVideoScreen();
+    await waitFor(() => expect(lines(transcript)).toHaveLength(11));
+    playTo(video, 1);
+    expect(current(transcript)).toEqual([
+      '0:00 Muestra de la capacitación: manejo de silo bolsa, edición 2023.',
+    ]);
+    playTo(video, 30);
+    expect(current(transcript)).toEqual(['0:27 Revisamos el freno y la presión antes de empezar.']);
+    video.currentTime = 9;
+    fireEvent(video, new Event('seeked'));
+    expect(current(transcript)).toEqual(['0:08 Elegimos un terreno firme, alto y sin pendiente.']);
+    playTo(video, 80);
+    expect(current(transcript)).toEqual([]);
+  });
+
+  it('plays from a line when it is clicked', async () => {
+    const { transcript, video, user } = await openVideoScreen();
+    await user.click(
+      await within(transcript).findByRole('button', { name: /Cerramos el extremo/ }),
+    );
+    expect(video.currentTime).toBe(47);
+    expect(video.paused).toBe(false);
+  });
+
+  it('is one stop for Tab, on the line playing; the arrows, Home and End move between lines', async () => {
+    const { transcript, video, user } = await openVideoScreen();
+    const search = within(transcript).getByRole('searchbox');
+    await waitFor(() => expect(lines(transcript)).toHaveLength(11));
+    playTo(video, 30);
+    search.focus();
+    await user.tab();
+    expect(document.activeElement).toHaveTextContent(/^0:27 Revisamos el freno/);
+    await user.keyboard('{ArrowDown}');
+    expect(document.activeElement).toHaveTextContent(/^0:34 El grano entra seco/);
+    await user.keyboard('{ArrowUp}{ArrowUp}');
+    expect(document.activeElement).toHaveTextContent(/^0:21 La embolsadora/);
+    await user.keyboard('{End}{ArrowDown}');
+    expect(document.activeElement).toHaveTextContent(/^1:06 Extraemos/);
+    await user.keyboard('{Home}{ArrowUp}');
+    expect(document.activeElement).toHaveTextContent(/^0:00 Muestra/);
+    await user.keyboard('{ArrowDown}{Enter}');
+    expect(video.currentTime).toBe(8);
+    // Past the list in one Tab: whatever follows the transcript, not its second line.
+    await user.tab();
+    expect(transcript).not.toContainElement(document.activeElement as HTMLElement);
+
+    // A search that hides the line playing: Tab lands on the first line shown.
+    await user.clear(search);
+    await user.type(search, 'humedad');
+    await user.tab();
+    expect(document.activeElement).toHaveTextContent(/^0:34 El grano entra seco/);
+  });
+
+  it('keeps only the lines holding every word searched, accents and case aside', async () => {
+    const { transcript, user } = await openVideoScreen();
+    const search = within(transcript).getByRole('searchbox', {
+      name: 'Buscar en la transcripción',
+    });
+    await waitFor(() => expect(search).toBeEnabled());
+    await user.type(search, 'PRESION');
+    expect(lines(transcript)).toEqual(['0:27 Revisamos el freno y la presión antes de empezar.']);
+    expect(within(transcript).getByRole('status')).toHaveTextContent('1 línea encontrada.');
+    await user.clear(search);
+    await user.type(search, 'humedad');
+    expect(lines(transcript)).toHaveLength(2);
+    expect(within(transcript).getByRole('status')).toHaveTextContent('2 líneas encontradas.');
+    await user.type(search, ' tractor');
+    expect(lines(transcript)).toEqual([]);
+    expect(within(transcript).getByRole('status')).toHaveTextContent(
+      'Ninguna línea contiene esas palabras.',
+    );
+    await user.clear(search);
+    expect(lines(transcript)).toHaveLength(11);
+    expect(within(transcript).getByRole('status')).toHaveTextContent(/^$/);
+  });
+
+  it.each([
+    ['a server error', () => new HttpResponse('boom', { status: 500 })],
+    ['an answer that is not WebVTT', () => HttpResponse.html('<!doctype html><p>hola</p>')],
+    ['no answer', () => HttpResponse.error()],
+  ])('says so in Spanish on %s, while the chapters still show', async (_, answer) => {
+    server.use(http.get(config.captionsUrl, answer));
+    const { transcript, chapters } = await openVideoScreen();
+    expect(await within(transcript).findByRole('alert')).toHaveTextContent(TRANSCRIPT_FAILED);
+    expect(within(transcript).getByRole('searchbox')).toBeDisabled();
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+  });
+
+  it('ends the session with the expired notice when the server refuses it (401)', async () => {
+    server.use(http.get(config.captionsUrl, () => new HttpResponse(null, { status: 401 })));
+    renderApp({ route: PATHS.video, seed: freshSession() });
+    await waitFor(() => expect(window.location.pathname).toBe(PATHS.login));
+    expect(await screen.findByRole('status')).toHaveTextContent('Su sesión expiró');
+  });
+});
+
+describe('rendered before the JavaScript (server or build)', () => {
+  it('renders the same on the server as in the browser’s first render: hydration finds no difference', async () => {
+    localStorage.setItem('session', freshSession());
+    const panels = () => (
+      <AuthActor.Provider logic={createAppAuthMachine(resilientStorage())}>
+        <main className="video-main">
+          <Chapters />
+          <Transcript />
+        </main>
+      </AuthActor.Provider>
+    );
+    const html = renderToString(panels());
+    expect(html).toContain('Cargando...');
+    const container = document.createElement('div');
+    container.innerHTML = html;
+    document.body.append(container);
+    const recoverable: unknown[] = [];
+    const consoleError = vi.spyOn(console, 'error');
+    const root = await act(async () =>
+      hydrateRoot(container, panels(), { onRecoverableError: (error) => recoverable.push(error) }),
+    );
+    expect(recoverable).toEqual([]);
+    expect(consoleError).not.toHaveBeenCalled();
+    await waitFor(() => expect(container.querySelectorAll('li')).toHaveLength(16));
+    act(() => root.unmount());
+    container.remove();
+  });
+});

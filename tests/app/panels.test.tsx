@@ -232,11 +232,12 @@ describe('Transcripción', () => {
 describe('rendered before the JavaScript (server or build)', () => {
   it('renders the same on the server as in the browser’s first render: hydration finds no difference', async () => {
     localStorage.setItem('session', freshSession());
+    const videoRef = { current: null };
     const panels = () => (
       <AuthActor.Provider logic={createAppAuthMachine(resilientStorage())}>
         <main className="video-main">
-          <Chapters />
-          <Transcript />
+          <Chapters videoRef={videoRef} />
+          <Transcript videoRef={videoRef} />
         </main>
       </AuthActor.Provider>
     );

@@ -1,7 +1,7 @@
-import { useCallback, useMemo, useRef } from 'react';
+import { useCallback, useMemo } from 'react';
 import { chapterAt, formatClock, isoDuration } from '../../../machines/webvtt';
 import { config } from '../../config';
-import { seekAndPlay, usePlayingIndex } from './use-player-video';
+import { seekAndPlay, usePlayingIndex, type VideoRef } from './use-player-video';
 import { useTrack, type TrackState } from './use-track';
 
 export const CHAPTERS_FAILED = 'No se pudieron cargar los capítulos.';
@@ -34,15 +34,14 @@ export function TrackNote({
  * "Capítulos": the video's chapters with their start times; the one playing is marked
  * (aria-current), and a click or Enter starts the video there.
  */
-export function Chapters() {
-  const rootRef = useRef<HTMLElement>(null);
+export function Chapters({ videoRef }: { videoRef: VideoRef }) {
   const track = useTrack(config.chaptersUrl);
   const chapters = useMemo(() => (track.status === 'ready' ? track.cues : []), [track]);
   const pick = useCallback((timeS: number) => chapterAt(chapters, timeS), [chapters]);
-  const [current, video] = usePlayingIndex(rootRef, pick);
+  const current = usePlayingIndex(videoRef, pick);
 
   return (
-    <section ref={rootRef} className="panel panel--chapters" aria-labelledby="chapters-title">
+    <section className="panel panel--chapters" aria-labelledby="chapters-title">
       <details className="panel__details" open>
         <summary className="panel__summary">
           <h2 id="chapters-title" className="panel__title">
@@ -58,7 +57,7 @@ export function Chapters() {
                   type="button"
                   className="panel__item"
                   aria-current={index === current ? 'true' : undefined}
-                  onClick={() => seekAndPlay(video(), chapter.startS)}
+                  onClick={() => seekAndPlay(videoRef.current, chapter.startS)}
                 >
                   <time className="panel__time" dateTime={isoDuration(chapter.startS)}>
                     {formatClock(chapter.startS)}

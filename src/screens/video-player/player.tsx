@@ -1,14 +1,15 @@
-import { useLayoutEffect, useRef, useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
 import { useKeyboardShortcuts } from './use-keyboard-shortcuts';
+import type { VideoRef } from './use-player-video';
 import { positionKey, useResumePosition } from './use-resume-position';
 import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
 
 const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
-export function Player() {
-  const videoRef = useRef<HTMLVideoElement>(null);
+/** The video with its controls, captions and problems; the screen holds its ref (the panels follow it). */
+export function Player({ videoRef }: { videoRef: VideoRef }) {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);

@@ -10,7 +10,7 @@ import {
 import { cueAt, formatClock, isoDuration, searchCues } from '../../../machines/webvtt';
 import { config } from '../../config';
 import { TrackNote } from './chapters';
-import { seekAndPlay, usePlayingIndex } from './use-player-video';
+import { seekAndPlay, usePlayingIndex, type VideoRef } from './use-player-video';
 import { useTrack } from './use-track';
 
 export const TRANSCRIPT_FAILED = 'No se pudo cargar la transcripción.';
@@ -85,15 +85,14 @@ function moveBetweenLines(event: KeyboardEvent<HTMLButtonElement>) {
  * every word typed (accents and case aside). Fetched on its own: it reads even when the video
  * cannot load.
  */
-export function Transcript() {
-  const rootRef = useRef<HTMLElement>(null);
+export function Transcript({ videoRef }: { videoRef: VideoRef }) {
   const boxRef = useRef<HTMLDivElement>(null);
   const [query, setQuery] = useState('');
   const track = useTrack(config.captionsUrl);
   const cues = useMemo(() => (track.status === 'ready' ? track.cues : []), [track]);
   const shown = useMemo(() => searchCues(cues, query), [cues, query]);
   const pick = useCallback((timeS: number) => cueAt(cues, timeS), [cues]);
-  const [current, video] = usePlayingIndex(rootRef, pick);
+  const current = usePlayingIndex(videoRef, pick);
   useFollowCurrentLine(boxRef, current);
   const searching = query.trim() !== '';
   // Tab stays on the line the visitor moved to; otherwise it lands on the line playing, or on
@@ -103,7 +102,7 @@ export function Transcript() {
     [focused, current].find((index) => index !== null && shown.includes(index)) ?? shown[0];
 
   return (
-    <section ref={rootRef} className="panel panel--transcript" aria-labelledby="transcript-title">
+    <section className="panel panel--transcript" aria-labelledby="transcript-title">
       <details className="panel__details" open>
         <summary className="panel__summary">
           <h2 id="transcript-title" className="panel__title">
@@ -145,7 +144,7 @@ export function Transcript() {
                       if (!event.currentTarget.closest('ol')?.contains(event.relatedTarget))
                         setFocused(null);
                     }}
-                    onClick={() => seekAndPlay(video(), cue.startS)}
+                    onClick={() => seekAndPlay(videoRef.current, cue.startS)}
                   >
                     <time className="panel__time" dateTime={isoDuration(cue.startS)}>
                       {formatClock(cue.startS)}

@@ -1,12 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 
-/**
- * The Player's <video>, found from any element of the screen. The Player does not render it
- * (it adopts the one index.html started, src/boot/videoShell.ts), so there is no ref to pass;
- * its layout effect has put it in the page before any passive effect here runs.
- */
-const findPlayerVideo = (from: Element | null): HTMLVideoElement | null =>
-  from?.closest('.video-main')?.querySelector<HTMLVideoElement>('video.player__video') ?? null;
+/** The screen's one <video>, which the Player renders and the panels follow and seek. */
+export type VideoRef = RefObject<HTMLVideoElement | null>;
 
 /** Seeks and plays; play() is refused without a source or by autoplay rules: nothing to add. */
 export function seekAndPlay(video: HTMLVideoElement | null, timeS: number): void {
@@ -21,19 +16,19 @@ export function seekAndPlay(video: HTMLVideoElement | null, timeS: number): void
  * changes, not at every timeupdate.
  */
 export function usePlayingIndex(
-  anchorRef: RefObject<Element | null>,
+  videoRef: VideoRef,
   pick: (timeS: number) => number | null,
-): [index: number | null, video: () => HTMLVideoElement | null] {
+): number | null {
   const [index, setIndex] = useState<number | null>(null);
   const pickRef = useRef(pick);
   useEffect(() => {
     pickRef.current = pick;
-    const video = findPlayerVideo(anchorRef.current);
+    const video = videoRef.current;
     if (video) setIndex(pick(video.currentTime));
-  }, [pick, anchorRef]);
+  }, [pick, videoRef]);
 
   useEffect(() => {
-    const video = findPlayerVideo(anchorRef.current);
+    const video = videoRef.current;
     if (!video) return;
     const update = () => setIndex(pickRef.current(video.currentTime));
     const events = ['timeupdate', 'seeking', 'seeked', 'loadedmetadata', 'emptied'];
@@ -41,7 +36,7 @@ export function usePlayingIndex(
     return () => {
       for (const event of events) video.removeEventListener(event, update);
     };
-  }, [anchorRef]);
+  }, [videoRef]);
 
-  return [index, () => findPlayerVideo(anchorRef.current)];
+  return index;
 }

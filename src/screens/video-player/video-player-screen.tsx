@@ -1,3 +1,4 @@
+import { useRef } from 'react';
 import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
@@ -16,6 +17,7 @@ import { Transcript } from './transcript';
 export default function VideoPlayerScreen() {
   useDocumentTitle(VIDEO_TITLE);
   const actorRef = AuthActor.useActorRef();
+  const videoRef = useRef<HTMLVideoElement>(null);
   const nombres = AuthActor.useSelector((state) => state.context.session?.nombres ?? '');
   const empresa = AuthActor.useSelector((state) => state.context.session?.empresa ?? '');
   const label = `Hola ${nombres} / ${empresa}`;
@@ -47,9 +49,9 @@ export default function VideoPlayerScreen() {
           width={1200}
           height={200}
         />
-        <Player />
-        <Chapters />
-        <Transcript />
+        <Player videoRef={videoRef} />
+        <Chapters videoRef={videoRef} />
+        <Transcript videoRef={videoRef} />
       </main>
     </div>
   );

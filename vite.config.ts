@@ -1,9 +1,9 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
-import { clientConfig as readClientConfig } from './config/settings';
-import { inlineEntryCssPlugin } from './scripts/inline-css';
-import { precompressPlugin } from './scripts/precompress';
-import { prerenderPlugin } from './scripts/prerender';
+import { clientConfig as readClientConfig } from './config/settings.ts';
+import { inlineEntryCssPlugin } from './scripts/inline-css.ts';
+import { precompressPlugin } from './scripts/precompress.ts';
+import { prerenderPlugin } from './scripts/prerender.ts';
 
 const clientConfig = readClientConfig(process.env);
 

@@ -15,7 +15,7 @@ import {
   BOOT_CONFIG_ID,
   VIDEO_SCREEN_TEMPLATE_ID,
   type BootConfig,
-} from '../src/boot/boot-config';
+} from '../src/boot/boot-config.ts';
 
 /** Vite's module entry tag in the built index.html. */
 const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;

@@ -57,6 +57,18 @@ describe('the settings table', () => {
   });
 });
 
+describe("the README's scripts table", () => {
+  it('names every npm script of package.json, and no other', () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const section = readme.split('\n## Scripts\n')[1]?.split('\n## ')[0] ?? '';
+    const named = [...section.matchAll(/^\| `npm (?:run )?([\w:-]+)`/gm)].map((match) => match[1]);
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(named.sort()).toEqual(Object.keys(pkg.scripts).sort());
+  });
+});
+
 describe("npm start's rebuild check", () => {
   function builtCopy(): string {
     const root = mkdtempSync(join(tmpdir(), 'build-check-'));

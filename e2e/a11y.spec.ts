@@ -2,20 +2,10 @@
  * Accessibility (axe-core: no serious or critical violation), the keyboard alone, and the
  * screenshots the README shows, at both viewports.
  */
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
 import { EMPRESA, NOMBRES } from '../tests/model/model';
 import { expect, login, test } from './fixtures';
 import { BASE, E2E_PASSWORD, WRONG_PASSWORD, url } from './site';
-import { MESSAGES } from './ui';
-
-async function expectNoSeriousViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(serious).toEqual([]);
-}
+import { MESSAGES, expectNoSeriousViolations } from './ui';
 
 test('the idle login has no serious accessibility violation', async ({ page }) => {
   await page.goto(url(`${BASE}/login`));

@@ -3,9 +3,9 @@
  * the chapters play from their start, the transcript follows playback inside its own box, the
  * search finds the captions' words, and the transcript reads even when the video cannot load.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page } from '@playwright/test';
 import { expect, login, test } from './fixtures';
+import { expectNoSeriousViolations } from './ui';
 
 const chaptersOf = (page: Page) => page.getByRole('region', { name: 'Capítulos' });
 const transcriptOf = (page: Page) => page.getByRole('region', { name: 'Transcripción' });
@@ -23,14 +23,6 @@ async function openPanels(page: Page) {
   await expect
     .poll(() => videoOf(page).evaluate((video: HTMLVideoElement) => video.readyState))
     .toBeGreaterThan(0);
-}
-
-async function expectNoSeriousViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  expect(serious).toEqual([]);
 }
 
 test('a click on a chapter, or Enter on it, plays the video from its start and marks it', async ({

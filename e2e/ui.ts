@@ -1,4 +1,5 @@
 /** What the visitor reads, and how the tests look at it. */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, type Locator, type Page } from '@playwright/test';
 import type { Session } from '../machines/session';
 
@@ -22,4 +23,13 @@ export async function expectRed(locator: Locator) {
 export async function readStoredSession(page: Page): Promise<Session | null> {
   const raw = await page.evaluate(() => localStorage.getItem('session'));
   return raw === null ? null : (JSON.parse(raw) as Session);
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+export async function expectNoSeriousViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(serious).toEqual([]);
 }

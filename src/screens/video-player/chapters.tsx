@@ -1,6 +1,7 @@
 import { useCallback, useMemo } from 'react';
-import { chapterAt, formatClock, isoDuration } from '../../../machines/webvtt';
+import { chapterAt } from '../../../machines/webvtt';
 import { config } from '../../config';
+import { CueLabel } from './cue-label';
 import { seekAndPlay, usePlayingIndex, type VideoRef } from './use-player-video';
 import { useTrack, type TrackState } from './use-track';
 
@@ -59,10 +60,7 @@ export function Chapters({ videoRef }: { videoRef: VideoRef }) {
                   aria-current={index === current ? 'true' : undefined}
                   onClick={() => seekAndPlay(videoRef.current, chapter.startS)}
                 >
-                  <time className="panel__time" dateTime={isoDuration(chapter.startS)}>
-                    {formatClock(chapter.startS)}
-                  </time>{' '}
-                  <span>{chapter.text}</span>
+                  <CueLabel cue={chapter} />
                 </button>
               </li>
             ))}

@@ -7,9 +7,10 @@ import {
   type KeyboardEvent,
   type RefObject,
 } from 'react';
-import { cueAt, formatClock, isoDuration, searchCues } from '../../../machines/webvtt';
+import { cueAt, searchCues } from '../../../machines/webvtt';
 import { config } from '../../config';
 import { TrackNote } from './chapters';
+import { CueLabel } from './cue-label';
 import { seekAndPlay, usePlayingIndex, type VideoRef } from './use-player-video';
 import { useTrack } from './use-track';
 
@@ -146,10 +147,7 @@ export function Transcript({ videoRef }: { videoRef: VideoRef }) {
                     }}
                     onClick={() => seekAndPlay(videoRef.current, cue.startS)}
                   >
-                    <time className="panel__time" dateTime={isoDuration(cue.startS)}>
-                      {formatClock(cue.startS)}
-                    </time>{' '}
-                    <span>{cue.text}</span>
+                    <CueLabel cue={cue} />
                   </button>
                 </li>
               );

@@ -24,21 +24,25 @@ if (!existsSync(installed) || statSync('package-lock.json').mtimeMs > statSync(i
   if (!run('npm', ['ci', '--no-audit', '--no-fund'])) fail('npm ci failed.');
 }
 
-// 2. Chromium, from Debian: Playwright's own download cannot work here.
-if (!findChromium()) {
+// 2. Chromium and ffmpeg, from Debian: Playwright's own download cannot work here, and the
+// video tests publish a generated clip with ffmpeg.
+const hasFfmpeg = () => spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0;
+for (const [pkg, found, hint] of [
+  ['chromium', () => Boolean(findChromium()), ' (or set CHROMIUM_PATH)'],
+  ['ffmpeg', hasFfmpeg, ''],
+]) {
+  if (found()) continue;
   const isRoot = process.getuid?.() === 0;
   const hasApt = existsSync('/usr/bin/apt-get');
   if (!isRoot || !hasApt)
-    fail(
-      'Chromium not found: install it with `sudo apt-get install -y chromium` (or set CHROMIUM_PATH).',
-    );
+    fail(`${pkg} not found: install it with \`sudo apt-get install -y ${pkg}\`${hint}.`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (
     !run('apt-get', ['update', '-qq'], { env }) ||
-    !run('apt-get', ['install', '-y', '-qq', 'chromium'], { env })
+    !run('apt-get', ['install', '-y', '-qq', pkg], { env })
   )
-    fail('Installing Chromium with apt-get failed.');
-  if (!findChromium()) fail('Chromium still not found after apt-get install chromium.');
+    fail(`Installing ${pkg} with apt-get failed.`);
+  if (!found()) fail(`${pkg} still not found after apt-get install ${pkg}.`);
 }
 
 // 3. The checks, in the order that fails fastest.

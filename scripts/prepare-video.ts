@@ -19,18 +19,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-/** The files the server looks for in MEDIA_DIR (server/routes/adaptive.ts). */
-export const PUBLISHED = {
-  master: 'master.m3u8',
-  fallback: 'fallback.mp4',
-  poster: 'cover.jpg',
-  captions: 'captions.es.vtt',
-  manifest: 'media.json',
-} as const;
-
-/** A rung folder's name: publish id and height, e.g. `k3f9a1c2-360p`. */
-export const RUNG_DIR_PATTERN = /^[a-z0-9]{8}-\d{2,4}p$/;
+import { PUBLISHED, RUNG_DIR_PATTERN } from '../server/media-layout.js';
 
 interface RungSpec {
   /** The short side in pixels (the height of a landscape video). */

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { PUBLISHED } from './media-layout.js';
 import { parsePasswordHash, type PasswordHash } from './password.js';
 
 /**
@@ -67,6 +69,8 @@ export interface ServerConfig {
   videoFile: string;
   captionsFile: string;
   posterFile: string;
+  /** A folder made by `npm run prepare-video` (adaptive video), or null: the single MP4 above. */
+  mediaDir: string | null;
   distDir: string;
   signin: SigninLimits;
   logLevel: LogLevel;
@@ -92,6 +96,7 @@ export const SERVER_DEFAULTS = {
   VIDEO_FILE: 'media/sample.mp4',
   CAPTIONS_FILE: 'media/sample.es.vtt',
   POSTER_FILE: 'media/poster.jpg',
+  MEDIA_DIR: '',
   DIST_DIR: 'dist',
   SIGNIN_FREE_FAILURES: '5',
   SIGNIN_BACKOFF_BASE_MS: '1000',
@@ -206,6 +211,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     videoFile: file('VIDEO_FILE'),
     captionsFile: file('CAPTIONS_FILE'),
     posterFile: file('POSTER_FILE'),
+    mediaDir: mediaDir(get('MEDIA_DIR'), cwd, problems),
     distDir: file('DIST_DIR'),
     signin,
     logLevel: logLevel as LogLevel,
@@ -214,6 +220,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 
   if (problems.length) throw new Error(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
+}
+
+function mediaDir(raw: string, cwd: string, problems: string[]): string | null {
+  if (!raw) return null;
+  const dir = resolve(cwd, raw);
+  if (!existsSync(join(dir, PUBLISHED.master)))
+    problems.push(
+      `MEDIA_DIR has no ${PUBLISHED.master}: publish a video there with \`npm run prepare-video -- SOURCE --out ${raw}\``,
+    );
+  return dir;
 }
 
 function parseTrustProxy(raw: string, problems: string[]): TrustProxy {

@@ -308,13 +308,15 @@ async function publish(
   });
   rmSync(join(stage, 'ffmpeg-master.m3u8'));
 
-  // Highest first: Safari starts on the first variant listed, hls.js sorts them itself; a
-  // middle one first would be better for Safari's start, but Apple's tools list by bandwidth.
+  // Safari starts on the first variant listed: the middle one (the fallback's), then the others
+  // from the highest down. hls.js sorts them itself and starts from its estimate.
+  const middle = rungs[Math.floor(rungs.length / 2)]!;
+  const listed = [middle, ...rungs.filter((r) => r !== middle)];
   const master = [
     '#EXTM3U',
     '#EXT-X-VERSION:7',
     '#EXT-X-INDEPENDENT-SEGMENTS',
-    ...rungs.flatMap((r) => [
+    ...listed.flatMap((r) => [
       `#EXT-X-STREAM-INF:BANDWIDTH=${r.peakBandwidth},AVERAGE-BANDWIDTH=${r.averageBandwidth},RESOLUTION=${r.width}x${r.height},FRAME-RATE=${frameRate.toFixed(3)},CODECS="${r.codecs}"`,
       `${r.dir}/index.m3u8`,
     ]),
@@ -323,7 +325,6 @@ async function publish(
   writeFileSync(join(stage, PUBLISHED.master), master);
 
   // The fallback: the middle rung's segments joined into one faststart MP4 (no second encode).
-  const middle = rungs[Math.floor(rungs.length / 2)]!;
   await run(
     [
       '-i',

@@ -33,7 +33,9 @@ export function renditionHeaders(
 /**
  * The adaptive video under /api/video/hls/: the master playlist, and each rendition's playlist,
  * init segment and media segments. Registered inside mediaRoutes, so behind its session check.
- * Without MEDIA_DIR the master answers 404: that is how the page learns there is only one MP4.
+ * Without MEDIA_DIR the master answers 204 No Content: that is how the page, built once, learns
+ * that there is only the single MP4 (a 404 would be logged as an error in the visitor's console
+ * on every visit).
  */
 export async function adaptiveRoutes(
   app: FastifyInstance,
@@ -45,7 +47,7 @@ export async function adaptiveRoutes(
   app.get('/api/video/hls/master.m3u8', async (request, reply) =>
     mediaDir
       ? sendText(request, reply, join(mediaDir, PUBLISHED.master), PLAYLIST_TYPE)
-      : notFound(reply),
+      : reply.code(204).header('cache-control', 'private, no-cache').send(),
   );
 
   app.get<{ Params: { rung: string; file: string } }>(

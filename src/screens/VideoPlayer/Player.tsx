@@ -3,6 +3,8 @@ import { resilientStorage } from '../../auth/storage';
 import { createPlayerVideo, takeShellVideo } from '../../boot/videoShell';
 import { config } from '../../config';
 import { useKeyboardShortcuts } from './useKeyboardShortcuts';
+import { QualityMenu } from './QualityMenu';
+import { useAdaptiveSource } from './useAdaptiveSource';
 import { positionKey, useResumePosition } from './useResumePosition';
 import { useVideoProblem } from './useVideoProblem';
 
@@ -14,6 +16,7 @@ export function Player() {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
+  const adaptive = useAdaptiveSource(videoRef, storage);
   const problem = useVideoProblem();
   const { failed, clear } = problem;
   // The listeners are attached once; they call this render's handlers.
@@ -61,6 +64,7 @@ export function Player() {
   return (
     <div className="player">
       <div ref={slotRef} className="player__slot" />
+      {adaptive && <QualityMenu source={adaptive} />}
       {failed && (
         <p className="player__problem" role="alert">
           {VIDEO_ERROR_MESSAGE}{' '}

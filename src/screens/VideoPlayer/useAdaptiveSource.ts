@@ -1,0 +1,148 @@
+import type Hls from 'hls.js/light';
+import { useEffect, useRef, useState, type RefObject } from 'react';
+import type { SessionStorage } from '../../../machines/session';
+import {
+  MASTER_URL,
+  QUALITY_KEY,
+  hasMediaSource,
+  hlsConfig,
+  levelsFor,
+  loadHls,
+  parseChoice,
+  playsHlsNatively,
+  readEstimate,
+  renditions,
+  saveEstimate,
+  serializeChoice,
+  type QualityChoice,
+  type Rendition,
+} from './adaptive';
+
+export interface AdaptiveSource {
+  renditions: Rendition[];
+  /** The height of the rendition on screen, null before the first one. */
+  playingHeight: number | null;
+  choice: QualityChoice;
+  choose: (quality: QualityChoice['quality']) => void;
+  setDataSaver: (on: boolean) => void;
+}
+
+/**
+ * Plays the published HLS ladder in the player's <video> when the server has one (MEDIA_DIR),
+ * with hls.js where there is Media Source and natively only where there is none; otherwise
+ * leaves the <video>'s MP4 alone. hls.js does all the adaptive work (no ABR here); this hook
+ * only applies the visitor's choice and reports what plays. Null until hls.js plays (and for
+ * ever with native HLS or the single MP4): no quality menu then.
+ *
+ * When anything fails for good (the master, a segment refused with 401 after a signout, the
+ * network), hls.js lets go of the <video>, which goes back to its MP4 source; the Player's own
+ * error handling then reports a refused session or a failed load as it does for the MP4.
+ */
+export function useAdaptiveSource(
+  videoRef: RefObject<HTMLVideoElement | null>,
+  storage: SessionStorage,
+): AdaptiveSource | null {
+  const hlsRef = useRef<Hls | null>(null);
+  const [list, setList] = useState<Rendition[] | null>(null);
+  const [playingHeight, setPlayingHeight] = useState<number | null>(null);
+  const [choice, setChoice] = useState(() => parseChoice(storage.getItem(QUALITY_KEY)));
+  const choiceRef = useRef(choice);
+
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video) return;
+    let stopped = false;
+
+    if (playsHlsNatively(video)) {
+      // Old iPhones: the master only if the server has one (204: only the MP4).
+      void fetch(MASTER_URL, { method: 'HEAD', credentials: 'include' })
+        .then((response) => {
+          if (stopped || response.status !== 200) return;
+          const position = video.currentTime;
+          video.src = MASTER_URL;
+          if (position > 0) video.currentTime = position;
+        })
+        .catch(() => {});
+      return () => {
+        stopped = true;
+      };
+    }
+    if (!hasMediaSource()) return;
+
+    let hls: Hls | undefined;
+    const letGo = () => {
+      if (!hls) return;
+      saveEstimate(storage, hls.bandwidthEstimate);
+      hls.destroy();
+      hls = undefined;
+    };
+    loadHls()
+      .then(({ default: HlsClass, Events }) => {
+        if (stopped || !HlsClass.isSupported()) return;
+        const instance = new HlsClass(hlsConfig(readEstimate(storage)));
+        hls = instance;
+        instance.on(Events.MANIFEST_PARSED, () => {
+          const list = renditions(instance);
+          const { level, cap } = levelsFor(choiceRef.current, list);
+          instance.autoLevelCapping = cap;
+          if (level !== -1) {
+            instance.startLevel = level;
+            instance.loadLevel = level;
+          }
+          // The MP4 may already be playing (the visitor was quick): go on from there.
+          const position = video.currentTime;
+          const playing = !video.paused;
+          instance.attachMedia(video);
+          instance.startLoad(position > 0 ? position : -1);
+          if (playing) video.play().catch(() => {});
+          hlsRef.current = instance;
+          setList(list);
+        });
+        instance.on(Events.LEVEL_SWITCHED, (_event, { level }) => {
+          const rendition = renditions(instance)[level];
+          setPlayingHeight(rendition?.height ?? null);
+          saveEstimate(storage, instance.bandwidthEstimate);
+        });
+        instance.on(Events.ERROR, (_event, data) => {
+          // An empty master (204) is the single-MP4 server. Anything fatal: back to the MP4.
+          if (!data.fatal) return;
+          letGo();
+          hlsRef.current = null;
+          setList(null);
+          setPlayingHeight(null);
+        });
+        instance.loadSource(MASTER_URL);
+      })
+      // The chunk did not arrive: the MP4 plays.
+      .catch(() => {});
+
+    return () => {
+      stopped = true;
+      letGo();
+      hlsRef.current = null;
+    };
+  }, [videoRef, storage]);
+
+  const apply = (next: QualityChoice) => {
+    choiceRef.current = next;
+    setChoice(next);
+    storage.setItem(QUALITY_KEY, serializeChoice(next));
+    const hls = hlsRef.current;
+    if (!hls || !list) return;
+    const { level, cap } = levelsFor(next, list);
+    hls.autoLevelCapping = cap;
+    // A chosen rendition replaces what is buffered at once; back to automatic, hls.js moves at
+    // the next segment.
+    if (level === -1) hls.nextLevel = -1;
+    else hls.currentLevel = level;
+  };
+
+  if (!list) return null;
+  return {
+    renditions: list,
+    playingHeight,
+    choice,
+    choose: (quality) => apply({ ...choice, quality }),
+    setDataSaver: (on) => apply({ ...choice, dataSaver: on }),
+  };
+}

@@ -264,7 +264,9 @@ describe('security headers by configuration', () => {
     });
     const csp = (await app.inject({ url: LOGIN })).headers['content-security-policy'] as string;
     expect(csp).toContain("img-src 'self' data: https://api.example.com;");
-    expect(csp).toContain("media-src 'self' blob: https://api.example.com https://cdn.example.net;");
+    expect(csp).toContain(
+      "media-src 'self' blob: https://api.example.com https://cdn.example.net;",
+    );
     expect(csp).toContain("connect-src 'self' https://api.example.com;");
     expect(csp).toContain("script-src 'self';");
     await app.close();

@@ -6,12 +6,15 @@ import { config } from '../../config';
 /**
  * Adaptive video (HLS) for the player, from a folder published by `npm run prepare-video` and
  * served under /api/video/hls/ (MEDIA_DIR). The page is built once and MEDIA_DIR is a run-time
- * setting, so the page learns at run time: it asks for the master playlist, which the server
- * answers 204 No Content when it has only the single MP4 (hls.js then fails to parse it and lets
- * go); the <video> keeps its MP4 source meanwhile. On the adaptive path this costs no extra
- * request (hls.js needs the master anyway); on the single-MP4 path, one empty answer.
+ * setting, so the page learns at run time: a HEAD of the master playlist, which the server
+ * answers 204 No Content when it has only the single MP4. The <video> keeps its MP4 source
+ * meanwhile. The answer is remembered (ADAPTIVE_KEY) so that the next visit fetches hls.js in
+ * parallel with that HEAD instead of after it; the single-MP4 site never downloads hls.js.
  */
 export const MASTER_URL = `${config.apiUrl}/api/video/hls/master.m3u8`;
+
+/** '1' when this device last found adaptive video on the server. */
+export const ADAPTIVE_KEY = 'videoAdaptive';
 
 export type HlsModule = typeof import('hls.js/light');
 

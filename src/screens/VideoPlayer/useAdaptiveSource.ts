@@ -2,6 +2,7 @@ import type Hls from 'hls.js/light';
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
 import {
+  ADAPTIVE_KEY,
   MASTER_URL,
   QUALITY_KEY,
   hasMediaSource,
@@ -76,8 +77,21 @@ export function useAdaptiveSource(
       hls.destroy();
       hls = undefined;
     };
-    loadHls()
-      .then(({ default: HlsClass, Events }) => {
+    // hls.js only where the server has adaptive video: asked for at once when this device saw
+    // it last time, else after the master's answer (the single-MP4 site never loads it).
+    const early = storage.getItem(ADAPTIVE_KEY) === '1' ? loadHls() : undefined;
+    early?.catch(() => {});
+    fetch(MASTER_URL, { method: 'HEAD', credentials: 'include' })
+      .then((response) => {
+        const adaptive = response.status === 200;
+        if (adaptive) storage.setItem(ADAPTIVE_KEY, '1');
+        else storage.removeItem(ADAPTIVE_KEY);
+        if (!adaptive || stopped) return undefined;
+        return early ?? loadHls();
+      })
+      .then((module) => {
+        if (!module) return;
+        const { default: HlsClass, Events } = module;
         if (stopped || !HlsClass.isSupported()) return;
         const instance = new HlsClass(hlsConfig(readEstimate(storage)));
         hls = instance;
@@ -113,7 +127,7 @@ export function useAdaptiveSource(
         });
         instance.loadSource(MASTER_URL);
       })
-      // The chunk did not arrive: the MP4 plays.
+      // No answer, or the chunk did not arrive: the MP4 plays.
       .catch(() => {});
 
     return () => {

@@ -1,0 +1,393 @@
+/**
+ * The company's kind of video on rural links (issue 14): a 3-minute 1280×720 source at about
+ * 2.9 Mbit/s that the encoder cannot shrink (noise over a moving pattern), published with
+ * prepare-video, against the same source served as one faststart MP4, in the same run. A phone-
+ * sized Chromium, DevTools network throttling, no CPU throttling; play is pressed as soon as the
+ * <video> exists and the page is watched for 60 s from navigation.
+ *
+ * The source and its publish are cached under bench-results/adaptive/ (making them takes minutes).
+ * Each scenario runs once per kind: runs vary by a few seconds of media position (see the notes).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, CDPSession } from '@playwright/test';
+import { PUBLISHED } from '../../server/media-layout';
+import { prepareVideo } from '../prepare-video';
+import { FAST_3G, closeOnAbort, launchBrowser, phoneContext } from './browser';
+import { kilobytes, seconds, type Measurement } from './measure';
+import type { Value } from './report';
+import { startBenchServer, type BenchServer } from './server';
+import type { Site } from './site';
+
+const CACHE = 'bench-results/adaptive';
+const SOURCE = join(CACHE, 'source.mp4');
+const PUBLISHED_DIR = join(CACHE, 'published');
+const SOURCE_S = 180;
+const WATCH_MS = 60_000;
+const DROP_AT_MS = 20_000;
+const SEEK_FRACTION = 0.8;
+
+/** DevTools' "Slow 3G" preset: 500 kbit/s at 80 %, 400 ms RTT × 5. */
+const SLOW_3G = {
+  offline: false,
+  latency: 400 * 5,
+  downloadThroughput: ((500 * 1000) / 8) * 0.8,
+  uploadThroughput: ((500 * 1000) / 8) * 0.8,
+} as const;
+type Link = typeof FAST_3G | typeof SLOW_3G;
+
+/** Makes the source (once): noise on a moving test pattern, 2.8 Mbit/s, faststart. */
+function ensureSource(): void {
+  if (existsSync(SOURCE)) return;
+  mkdirSync(CACHE, { recursive: true });
+  console.log(`  making a ${SOURCE_S} s 1280×720 source (minutes, cached in ${CACHE})`);
+  const result = spawnSync(
+    'ffmpeg',
+    [
+      ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'],
+      ...[
+        '-f',
+        'lavfi',
+        '-i',
+        `testsrc2=size=1280x720:rate=30:duration=${SOURCE_S},noise=alls=30:allf=t+u`,
+      ],
+      ...['-f', 'lavfi', '-i', `sine=frequency=300:duration=${SOURCE_S}`],
+      ...['-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2800k', '-maxrate', '3000k'],
+      ...['-bufsize', '6000k', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+      ...['-movflags', '+faststart', SOURCE],
+    ],
+    { stdio: 'inherit' },
+  );
+  if (result.status !== 0) throw new Error('ffmpeg could not make the bench source');
+}
+
+async function ensurePublished(): Promise<void> {
+  if (existsSync(join(PUBLISHED_DIR, PUBLISHED.master))) return;
+  console.log('  publishing it with prepare-video (minutes, cached)');
+  await prepareVideo(SOURCE, PUBLISHED_DIR);
+}
+
+/** What the page records, in ms since navigation start. */
+interface Watch {
+  firstFrameAt: number | null;
+  stalls: number;
+  stalledMs: number;
+  /** Time-weighted sum of videoHeight while playing, and the time it covers. */
+  heightMs: number;
+  playingMs: number;
+  heightAtEnd: number;
+  currentTime: number;
+}
+
+declare global {
+  interface Window {
+    __adaptiveWatch?: Watch;
+  }
+}
+
+/** Runs in the page before its scripts: the stored session, play at once, then watch. */
+function watchPage(session: { username: string; empresa: string; nombres: string }) {
+  try {
+    const timestamp = Math.floor(Date.now() / 1000);
+    localStorage.setItem('session', JSON.stringify({ loggedIn: true, timestamp, ...session }));
+  } catch {
+    return;
+  }
+  const watch: Watch = {
+    firstFrameAt: null,
+    stalls: 0,
+    stalledMs: 0,
+    heightMs: 0,
+    playingMs: 0,
+    heightAtEnd: 0,
+    currentTime: 0,
+  };
+  window.__adaptiveWatch = watch;
+  let video: HTMLVideoElement | null = null;
+  let waitingSince: number | null = null;
+  let last = performance.now();
+  addEventListener(
+    'loadstart',
+    (event) => {
+      if (video || !(event.target instanceof HTMLVideoElement)) return;
+      video = event.target;
+      const element = video;
+      element.requestVideoFrameCallback((now, frame) => {
+        watch.firstFrameAt ??= frame.presentationTime || now;
+      });
+      element.muted = true;
+      void element.play().catch(() => undefined);
+      element.addEventListener('waiting', () => {
+        if (watch.firstFrameAt !== null && waitingSince === null) waitingSince = performance.now();
+      });
+      element.addEventListener('playing', () => {
+        if (waitingSince === null) return;
+        watch.stalls += 1;
+        watch.stalledMs += performance.now() - waitingSince;
+        waitingSince = null;
+      });
+    },
+    true,
+  );
+  setInterval(() => {
+    const now = performance.now();
+    if (video && !video.paused && video.readyState >= 3 && waitingSince === null) {
+      watch.heightMs += (now - last) * Math.min(video.videoHeight, video.videoWidth);
+      watch.playingMs += now - last;
+    }
+    last = now;
+    if (!video) return;
+    watch.heightAtEnd = Math.min(video.videoHeight, video.videoWidth);
+    watch.currentTime = video.currentTime;
+  }, 250);
+}
+
+/** Bytes per finished request (encodedDataLength), received bytes for unfinished ones; headers sent. */
+function countBytes(cdp: CDPSession) {
+  const finished = new Map<string, number>();
+  const partial = new Map<string, number>();
+  let up = 0;
+  cdp.on('Network.loadingFinished', (event) =>
+    finished.set(event.requestId, event.encodedDataLength),
+  );
+  cdp.on('Network.dataReceived', (event) =>
+    partial.set(
+      event.requestId,
+      (partial.get(event.requestId) ?? 0) + (event.encodedDataLength || event.dataLength),
+    ),
+  );
+  cdp.on('Network.requestWillBeSentExtraInfo', (event) => {
+    up +=
+      40 +
+      Object.entries(event.headers).reduce(
+        (sum, [k, v]) => sum + k.length + String(v).length + 4,
+        0,
+      );
+  });
+  cdp.on('Network.requestWillBeSent', (event) => {
+    up += event.request.postData?.length ?? 0;
+  });
+  return () => {
+    let down = 0;
+    for (const [id, bytes] of partial) down += finished.get(id) ?? bytes;
+    for (const [id, bytes] of finished) if (!partial.has(id)) down += bytes;
+    return { down, up };
+  };
+}
+
+interface RunResult extends Watch {
+  down: number;
+  up: number;
+  stillStalled: boolean;
+  seekMs: number | null;
+  /** The rendition on screen when the link dropped. */
+  heightBeforeDrop: number | null;
+}
+
+async function runOnce(
+  browser: Browser,
+  server: BenchServer,
+  site: Site,
+  scenario: { link: Link; dropTo?: Link; seek?: boolean },
+): Promise<RunResult> {
+  const context = await phoneContext(browser);
+  try {
+    const response = await context.request.post(`${server.origin}/api/users/signin`, {
+      data: { form: { usuario: site.username, contraseña: server.password } },
+    });
+    if (response.status() !== 200) throw new Error(`signin answered ${response.status()}`);
+    const { empresa, nombres } = (await response.json()) as { empresa: string; nombres: string };
+    await context.addInitScript(watchPage, { username: site.username, empresa, nombres });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await cdp.send('Network.emulateNetworkConditions', { ...scenario.link });
+    const bytes = countBytes(cdp);
+    await page.goto(`${server.origin}${site.base}/VideoPlayer`, { waitUntil: 'commit' });
+    const startedAt = Date.now();
+    let seekMs: number | null = null;
+    let heightBeforeDrop: number | null = null;
+    if (scenario.dropTo || scenario.seek) {
+      await page
+        .waitForFunction(() => window.__adaptiveWatch?.firstFrameAt != null, null, {
+          timeout: WATCH_MS,
+          polling: 100,
+        })
+        .catch(() => undefined);
+    }
+    if (scenario.dropTo) {
+      const frameAt = await page.evaluate(() => window.__adaptiveWatch?.firstFrameAt ?? 0);
+      await page.waitForTimeout(Math.max(0, frameAt + DROP_AT_MS - (Date.now() - startedAt)));
+      heightBeforeDrop = await page.evaluate(() => window.__adaptiveWatch?.heightAtEnd ?? null);
+      await cdp.send('Network.emulateNetworkConditions', { ...scenario.dropTo });
+    }
+    if (scenario.seek) {
+      await page.waitForTimeout(3_000);
+      seekMs = await page.evaluate(async (fraction) => {
+        const video = document.querySelector('video');
+        if (!video) return null;
+        const target = video.duration * fraction;
+        const asked = performance.now();
+        video.currentTime = target;
+        return new Promise<number | null>((resolve) => {
+          const timer = setTimeout(() => resolve(null), 15_000);
+          const check: VideoFrameRequestCallback = (now, frame) => {
+            if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
+            clearTimeout(timer);
+            resolve((frame.presentationTime || now) - asked);
+          };
+          video.requestVideoFrameCallback(check);
+        });
+      }, SEEK_FRACTION);
+      const { down, up } = bytes();
+      const watch = await page.evaluate(() => window.__adaptiveWatch!);
+      return { ...watch, down, up, stillStalled: false, seekMs, heightBeforeDrop };
+    }
+    await page.waitForTimeout(Math.max(0, WATCH_MS - (Date.now() - startedAt)));
+    const watch = await page.evaluate(() => window.__adaptiveWatch!);
+    const stillStalled = await page.evaluate(() => {
+      const video = document.querySelector('video');
+      return !!video && !video.paused && video.readyState < 3;
+    });
+    const { down, up } = bytes();
+    return { ...watch, down, up, stillStalled, seekMs, heightBeforeDrop };
+  } finally {
+    await context.close();
+  }
+}
+
+const stallsOf = (r: RunResult) => r.stalls + (r.stillStalled ? 1 : 0);
+const heightOf = (r: RunResult) => (r.playingMs ? Math.round(r.heightMs / r.playingMs) : 0);
+const describe = (r: RunResult) =>
+  `first frame ${r.firstFrameAt === null ? '-' : seconds(r.firstFrameAt)}, ${stallsOf(r)} stalls (${seconds(r.stalledMs)} waiting), ${r.currentTime.toFixed(0)} s seen, ~${heightOf(r)}p played, ${r.heightAtEnd}p at the end, ${kilobytes(r.down)} down / ${kilobytes(r.up)} up`;
+
+type Key =
+  | 'fastFrame'
+  | 'fastStalls'
+  | 'fastHeight'
+  | 'slowFrame'
+  | 'slowStalls'
+  | 'slowSeen'
+  | 'dropStalls'
+  | 'dropLower'
+  | 'seek'
+  | 'bytes';
+
+export function adaptiveMeasurement(site: Site): Measurement<Key> {
+  return {
+    name: 'Adaptive video vs one MP4 (3 min 720p source, phone, DevTools throttling, 60 s)',
+    timeoutMs: 40 * 60_000,
+    figures: {
+      fastFrame: { figure: 'Adaptive, Fast 3G: first frame', target: '≤ 3.00 s' },
+      fastStalls: { figure: 'Adaptive, Fast 3G: stalls in 60 s', target: '0' },
+      fastHeight: { figure: 'Adaptive, Fast 3G: rendition played', target: '≥ 360p' },
+      slowFrame: { figure: 'Adaptive, Slow 3G: first frame', target: '≤ 8.00 s' },
+      slowStalls: { figure: 'Adaptive, Slow 3G: stalls in 60 s', target: '≤ 1' },
+      slowSeen: { figure: 'Adaptive, Slow 3G: video seen in 60 s', target: '≥ 45 s' },
+      dropStalls: { figure: 'Adaptive, Fast→Slow 3G at 20 s: stalls', target: '≤ 1' },
+      dropLower: {
+        figure: 'Adaptive, Fast→Slow 3G at 20 s: rendition at the end',
+        target: 'lower than before the drop',
+      },
+      seek: { figure: 'Adaptive, Fast 3G: seek to 80 % shows a frame', target: '≤ 3.00 s' },
+      bytes: { figure: 'Adaptive, Fast 3G: bytes in 60 s (down / up)', target: 'reported' },
+    },
+    async run(signal) {
+      ensureSource();
+      await ensurePublished();
+      const manifest = JSON.parse(
+        readFileSync(join(PUBLISHED_DIR, PUBLISHED.manifest), 'utf8'),
+      ) as {
+        rungs: { height: number; averageBandwidth: number }[];
+      };
+      console.log(
+        `  ladder: ${manifest.rungs.map((r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`).join(', ')}`,
+      );
+      const adaptive = await startBenchServer('reports/bench-adaptive-server.log', {
+        MEDIA_DIR: PUBLISHED_DIR,
+      });
+      const single = await startBenchServer('reports/bench-single-server.log', {
+        VIDEO_FILE: SOURCE,
+      });
+      const browser = await launchBrowser();
+      closeOnAbort(browser, signal);
+      const results: Record<string, { adaptive: RunResult; single: RunResult }> = {};
+      try {
+        const scenarios = {
+          fast: { link: FAST_3G },
+          slow: { link: SLOW_3G },
+          drop: { link: FAST_3G, dropTo: SLOW_3G },
+          seek: { link: FAST_3G, seek: true },
+        };
+        for (const [name, scenario] of Object.entries(scenarios)) {
+          const a = await runOnce(browser, adaptive, site, scenario);
+          console.log(`  ${name}, adaptive: ${describe(a)}`);
+          const s = await runOnce(browser, single, site, scenario);
+          console.log(`  ${name}, one MP4: ${describe(s)}`);
+          results[name] = { adaptive: a, single: s };
+        }
+      } finally {
+        await browser.close();
+        await Promise.all([adaptive.stop(), single.stop()]);
+      }
+      const { fast, slow, drop, seek } = results as Record<
+        'fast' | 'slow' | 'drop' | 'seek',
+        { adaptive: RunResult; single: RunResult }
+      >;
+      const vs = (r: RunResult) => `one MP4: ${describe(r)}`;
+      const frame = (r: RunResult, limit: number): Value => ({
+        value: r.firstFrameAt === null ? 'no frame' : seconds(r.firstFrameAt),
+        met: r.firstFrameAt !== null && r.firstFrameAt <= limit,
+        measured: r.firstFrameAt,
+        unit: 'ms',
+      });
+      const stalls = (pair: { adaptive: RunResult; single: RunResult }, max: number): Value => ({
+        value: `${stallsOf(pair.adaptive)} (${seconds(pair.adaptive.stalledMs)} waiting)`,
+        met: stallsOf(pair.adaptive) <= max,
+        measured: stallsOf(pair.adaptive),
+        note: `${describe(pair.adaptive)}; ${vs(pair.single)}`,
+      });
+      const before = drop.adaptive.heightBeforeDrop ?? 0;
+      return {
+        fastFrame: { ...frame(fast.adaptive, 3000), note: vs(fast.single) },
+        fastStalls: stalls(fast, 0),
+        fastHeight: {
+          value: `~${heightOf(fast.adaptive)}p`,
+          met: heightOf(fast.adaptive) >= 360,
+          measured: heightOf(fast.adaptive),
+        },
+        slowFrame: { ...frame(slow.adaptive, 8000), note: vs(slow.single) },
+        slowStalls: stalls(slow, 1),
+        slowSeen: {
+          value: `${slow.adaptive.currentTime.toFixed(0)} s`,
+          met: slow.adaptive.currentTime >= 45,
+          measured: slow.adaptive.currentTime,
+          unit: 's',
+          note: `one MP4: ${slow.single.currentTime.toFixed(0)} s`,
+        },
+        dropStalls: stalls(drop, 1),
+        dropLower: {
+          value: `${drop.adaptive.heightAtEnd}p at the end, ${before}p at the drop`,
+          met: drop.adaptive.heightAtEnd > 0 && drop.adaptive.heightAtEnd < before,
+          measured: drop.adaptive.heightAtEnd,
+        },
+        seek: {
+          value: seek.adaptive.seekMs === null ? 'no frame in 15 s' : seconds(seek.adaptive.seekMs),
+          met: seek.adaptive.seekMs !== null && seek.adaptive.seekMs <= 3000,
+          measured: seek.adaptive.seekMs,
+          unit: 'ms',
+          note: `one MP4: ${seek.single.seekMs === null ? 'no frame in 15 s' : seconds(seek.single.seekMs)}`,
+        },
+        bytes: {
+          value: `${kilobytes(fast.adaptive.down)} / ${kilobytes(fast.adaptive.up)}`,
+          met: null,
+          measured: fast.adaptive.down,
+          unit: 'B',
+          note: `Slow 3G: ${kilobytes(slow.adaptive.down)} / ${kilobytes(slow.adaptive.up)}; one MP4 Fast 3G: ${kilobytes(fast.single.down)} / ${kilobytes(fast.single.up)}, Slow 3G: ${kilobytes(slow.single.down)} / ${kilobytes(slow.single.up)}`,
+        },
+      };
+    },
+  };
+}

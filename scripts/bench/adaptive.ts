@@ -228,6 +228,11 @@ async function runOnce(
       seekMs = await page.evaluate(async (fraction) => {
         const video = document.querySelector('video');
         if (!video) return null;
+        // The page may be between the MP4 and hls.js: wait until the adaptive video plays.
+        const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
+        for (let waited = 0; !ready() && waited < 20_000; waited += 100)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        if (!ready()) return null;
         const target = video.duration * fraction;
         const asked = performance.now();
         video.currentTime = target;

@@ -71,11 +71,20 @@ export function useAdaptiveSource(
     if (!hasMediaSource()) return;
 
     let hls: Hls | undefined;
+    let mp4Source: HTMLSourceElement | null = null;
+    let wasPlaying = false;
+    let startAt = 0;
     const letGo = () => {
-      if (!hls) return;
-      saveEstimate(storage, hls.bandwidthEstimate);
-      hls.destroy();
-      hls = undefined;
+      if (hls) {
+        saveEstimate(storage, hls.bandwidthEstimate);
+        hls.destroy();
+        hls = undefined;
+      }
+      // Back to the MP4.
+      if (mp4Source && !mp4Source.isConnected) {
+        video.prepend(mp4Source);
+        video.load();
+      }
     };
     // hls.js only where the server has adaptive video: asked for at once when this device saw
     // it last time, else after the master's answer (the single-MP4 site never loads it).
@@ -87,12 +96,22 @@ export function useAdaptiveSource(
         if (adaptive) storage.setItem(ADAPTIVE_KEY, '1');
         else storage.removeItem(ADAPTIVE_KEY);
         if (!adaptive || stopped) return undefined;
+        // The MP4 would share the link with hls.js and be replaced anyway: let it go now and
+        // keep its <source> for a fall-back.
+        wasPlaying = !video.paused;
+        startAt = video.currentTime;
+        mp4Source = video.querySelector('source');
+        if (mp4Source) {
+          mp4Source.remove();
+          video.load();
+        }
         return early ?? loadHls();
       })
       .then((module) => {
         if (!module) return;
         const { default: HlsClass, Events } = module;
-        if (stopped || !HlsClass.isSupported()) return;
+        if (stopped) return;
+        if (!HlsClass.isSupported()) return letGo();
         const instance = new HlsClass(hlsConfig(readEstimate(storage)));
         hls = instance;
         instance.on(Events.MANIFEST_PARSED, () => {
@@ -103,9 +122,9 @@ export function useAdaptiveSource(
             instance.startLevel = level;
             instance.loadLevel = level;
           }
-          // The MP4 may already be playing (the visitor was quick): go on from there.
-          const position = video.currentTime;
-          const playing = !video.paused;
+          // The MP4 may have been playing (the visitor was quick): go on from there.
+          const position = startAt || video.currentTime;
+          const playing = wasPlaying || !video.paused;
           instance.attachMedia(video);
           instance.startLoad(position > 0 ? position : -1);
           if (playing) video.play().catch(() => {});
@@ -128,7 +147,7 @@ export function useAdaptiveSource(
         instance.loadSource(MASTER_URL);
       })
       // No answer, or the chunk did not arrive: the MP4 plays.
-      .catch(() => {});
+      .catch(letGo);
 
     return () => {
       stopped = true;

@@ -174,3 +174,24 @@ test('the single-MP4 site (no MEDIA_DIR) plays its MP4 and never downloads hls.j
   expect(scripts.filter((url) => /hls/i.test(url))).toEqual([]);
   await expect(page.getByLabel('Calidad')).toHaveCount(0);
 });
+
+test('a session ended elsewhere mid-play: the next request is refused and the visitor sees the login with the expired notice', async ({
+  page,
+  consoleWatch,
+}) => {
+  consoleWatch.allow(/status of 401/);
+  await login(page);
+  await play(page);
+  await expect(page.getByTestId('quality-playing')).toHaveText(/^Reproduciendo en \d+p$/);
+  // Signout from another tab of this browser ends the server's session, not this page's.
+  const signout = await page.request.post(`${origin()}/api/users/signout`);
+  expect(signout.ok()).toBe(true);
+  // A new rendition replaces the buffer, so the player must ask the server again (unless a
+  // request still under way was refused first and the menu has gone).
+  await page
+    .getByLabel('Calidad')
+    .selectOption('144', { timeout: 2_000 })
+    .catch(() => undefined);
+  await expect(page.getByText(/Su sesión expiró/)).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByLabel('Contraseña')).toBeVisible();
+});

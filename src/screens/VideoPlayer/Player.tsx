@@ -16,7 +16,6 @@ export function Player() {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
-  const adaptive = useAdaptiveSource(videoRef, storage);
   const problem = useVideoProblem();
   const { failed, clear } = problem;
   // The listeners are attached once; they call this render's handlers.
@@ -24,6 +23,7 @@ export function Player() {
   useLayoutEffect(() => {
     handlers.current = problem;
   });
+  const adaptive = useAdaptiveSource(videoRef, storage, () => void handlers.current.onMediaError());
 
   // The <video> is not rendered by React: the one index.html started before the bundle arrived
   // (src/boot/videoShell.ts) is adopted, already loading; without it, an identical one is made.

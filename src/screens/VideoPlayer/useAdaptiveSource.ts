@@ -35,19 +35,25 @@ export interface AdaptiveSource {
  * only applies the visitor's choice and reports what plays. Null until hls.js plays (and for
  * ever with native HLS or the single MP4): no quality menu then.
  *
- * When anything fails for good (the master, a segment refused with 401 after a signout, the
- * network), hls.js lets go of the <video>, which goes back to its MP4 source; the Player's own
- * error handling then reports a refused session or a failed load as it does for the MP4.
+ * When anything fails for good (the master, the network), hls.js lets go of the <video>, which
+ * goes back to its MP4 source. A request refused with 401 (signout elsewhere) is reported at
+ * once through `onRefused`.
  */
 export function useAdaptiveSource(
   videoRef: RefObject<HTMLVideoElement | null>,
   storage: SessionStorage,
+  /** A request refused with 401 (the session ended elsewhere): the Player checks and acts. */
+  onRefused: () => void,
 ): AdaptiveSource | null {
   const hlsRef = useRef<Hls | null>(null);
   const [list, setList] = useState<Rendition[] | null>(null);
   const [playingHeight, setPlayingHeight] = useState<number | null>(null);
   const [choice, setChoice] = useState(() => parseChoice(storage.getItem(QUALITY_KEY)));
   const choiceRef = useRef(choice);
+  const onRefusedRef = useRef(onRefused);
+  useEffect(() => {
+    onRefusedRef.current = onRefused;
+  });
 
   useEffect(() => {
     const video = videoRef.current;
@@ -138,9 +144,16 @@ export function useAdaptiveSource(
         });
         instance.on(Events.ERROR, (_event, data) => {
           // An empty master (204) is the single-MP4 server. Anything fatal: back to the MP4.
-          if (!data.fatal) return;
-          letGo();
+          // A 401 is the session ended elsewhere: hls.js would try the other renditions first;
+          // the MP4's own refusal takes the visitor to the login at once.
+          if (!data.fatal && data.response?.code !== 401) return;
           hlsRef.current = null;
+          // Not inside hls.js's own callback: destroying it there can throw half-way. The MP4
+          // may then play from the browser's memory without asking the server: say so.
+          setTimeout(() => {
+            letGo();
+            if (data.response?.code === 401) onRefusedRef.current();
+          }, 0);
           setList(null);
           setPlayingHeight(null);
         });

@@ -7,9 +7,12 @@
  * Unset means the default; set-but-empty is a value (and usually a mistake, reported), except
  * where empty is documented as "not configured".
  */
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { MAX_FIELD_LENGTH, SESSION_TIMEOUT_MS } from '../machines/session.js';
+import { PUBLISHED } from './media-layout.js';
 import { parsePasswordHash } from './password-hash.js';
 
 /** Who reads a setting: the server at start, the build (a change needs a new build), or both. */
@@ -198,6 +201,19 @@ const SETTINGS = {
     'its chapters, a WebVTT chapters track (`npm run chapters` makes one from a hand-written list)',
   ),
   POSTER_FILE: setting('server', 'media/poster.jpg', path, 'its poster image'),
+  MEDIA_DIR: setting(
+    'server',
+    '',
+    z.string().superRefine((raw, context) => {
+      if (raw !== '' && !existsSync(resolve(raw, PUBLISHED.master)))
+        context.addIssue({
+          code: 'custom',
+          message: `has no ${PUBLISHED.master}: publish a video there with \`npm run prepare-video -- SOURCE --out ${raw}\``,
+        });
+    }),
+    'a folder made by `npm run prepare-video`: adaptive video, its fallback MP4, poster and captions',
+    '(empty: the single MP4 above)',
+  ),
   DIST_DIR: setting('server', 'dist', path, 'the built front end'),
   SIGNIN_FREE_FAILURES: setting(
     'server',

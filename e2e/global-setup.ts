@@ -3,6 +3,9 @@
  * on a free port with a test password. The server's address reaches the tests through the
  * environment, which Playwright's workers inherit.
  */
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { publishTestClip } from '../scripts/test-clip';
 import { buildIfMissing, startServer } from '../scripts/test-server';
 import { hashPassword } from '../server/password';
 import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
@@ -12,7 +15,7 @@ import { E2E_PASSWORD } from './site';
 export default async function globalSetup() {
   writePathsFile();
   buildIfMissing();
-  const server = await startServer({
+  const env = {
     NODE_ENV: 'test',
     TRUST_PROXY: '127.0.0.1',
     PASSWORD_HASH: await hashPassword(E2E_PASSWORD),
@@ -27,7 +30,16 @@ export default async function globalSetup() {
     SIGNIN_BACKOFF_MAX_MS: '1',
     SIGNIN_MAX_REQUESTS_PER_MINUTE: '10000',
     LOG_LEVEL: 'warn',
-  });
+  };
+  const server = await startServer(env);
   process.env.E2E_ORIGIN = server.origin;
-  return () => server.stop();
+  // A second server with adaptive video (MEDIA_DIR): a 24 s clip, four segments per rendition,
+  // published by prepare-video (e2e/adaptive.spec.ts).
+  const { dir } = await publishTestClip(24);
+  const adaptive = await startServer({ ...env, MEDIA_DIR: dir });
+  process.env.E2E_ADAPTIVE_ORIGIN = adaptive.origin;
+  return async () => {
+    await Promise.all([server.stop(), adaptive.stop()]);
+    rmSync(dirname(dir), { recursive: true, force: true });
+  };
 }

@@ -33,6 +33,11 @@ const debianPackages = [
     present: () => spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0,
     hint: '',
   },
+  {
+    name: 'ffmpeg',
+    present: () => spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0,
+    hint: '',
+  },
 ];
 const missing = debianPackages.filter((pkg) => !pkg.present());
 if (missing.length) {

@@ -62,6 +62,8 @@ export interface ServerConfig {
   captionsFile: string;
   chaptersFile: string;
   posterFile: string;
+  /** What `npm run prepare-video` published (absolute), or null: the single video above. */
+  mediaDir: string | null;
   distDir: string;
   signin: SigninLimits;
   logLevel: LogLevel;
@@ -102,6 +104,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     captionsFile: resolve(cwd, s.CAPTIONS_FILE),
     chaptersFile: resolve(cwd, s.CHAPTERS_FILE),
     posterFile: resolve(cwd, s.POSTER_FILE),
+    mediaDir: s.MEDIA_DIR ? resolve(cwd, s.MEDIA_DIR) : null,
     distDir: resolve(cwd, s.DIST_DIR),
     signin: {
       freeFailures: s.SIGNIN_FREE_FAILURES,

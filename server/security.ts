@@ -48,7 +48,8 @@ function cspDirectives(
     scriptSrc: ["'self'", ...inline.scripts],
     styleSrc: ["'self'", ...inline.styles],
     imgSrc: ["'self'", 'data:', ...img],
-    mediaSrc: ["'self'", ...media],
+    // blob: is the Media Source that hls.js feeds the <video> (adaptive video).
+    mediaSrc: ["'self'", 'blob:', ...media],
     connectSrc: ["'self'", ...connect],
     fontSrc: ["'self'"],
     objectSrc: ["'none'"],

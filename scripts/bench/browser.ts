@@ -18,12 +18,22 @@ import type { Readable, Writable } from 'node:stream';
 import { CHROMIUM_ARGS, findChromium } from '../find-chromium.mjs';
 
 /** DevTools' "Fast 3G" preset: 1.6 Mbit/s and 750 kbit/s at 90 %, 150 ms RTT × 3.75. */
-const FAST_3G = {
+export const FAST_3G = {
   offline: false,
   latency: 150 * 3.75,
   downloadThroughput: ((1.6 * 1000 * 1000) / 8) * 0.9,
   uploadThroughput: ((750 * 1000) / 8) * 0.9,
 } as const;
+
+/** DevTools' "Slow 3G" preset: 500 kbit/s at 80 %, 400 ms RTT × 5. */
+export const SLOW_3G = {
+  offline: false,
+  latency: 400 * 5,
+  downloadThroughput: ((500 * 1000) / 8) * 0.8,
+  uploadThroughput: ((500 * 1000) / 8) * 0.8,
+} as const;
+
+export type Link = typeof FAST_3G | typeof SLOW_3G;
 
 const CPU_SLOWDOWN = 4;
 
@@ -163,8 +173,11 @@ export function launchBrowser(signal: AbortSignal) {
   };
   signal.addEventListener('abort', () => void close(), { once: true });
 
-  /** A fresh incognito-like context and tab, emulating `viewport` on the throttled link. */
-  async function tab(viewport: Viewport) {
+  /**
+   * A fresh incognito-like context and tab, emulating `viewport` on the throttled link (Fast 3G
+   * and a 4× slower CPU unless told otherwise).
+   */
+  async function tab(viewport: Viewport, { link = FAST_3G as Link, slowCpu = true } = {}) {
     const { browserContextId } = await send<{ browserContextId: string }>(
       'Target.createBrowserContext',
     );
@@ -181,8 +194,8 @@ export function launchBrowser(signal: AbortSignal) {
     await inTab('Page.enable');
     await inTab('Network.enable');
     await inTab('Network.setCacheDisabled', { cacheDisabled: true });
-    await inTab('Network.emulateNetworkConditions', { ...FAST_3G });
-    await inTab('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+    await inTab('Network.emulateNetworkConditions', { ...link });
+    if (slowCpu) await inTab('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
     const { width, height, deviceScaleFactor, mobile } = viewport;
     await inTab('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor, mobile });
     await inTab('Emulation.setTouchEmulationEnabled', { enabled: mobile });
@@ -215,6 +228,8 @@ export function launchBrowser(signal: AbortSignal) {
     return {
       /** Calls `listener` with every event `method` of this tab (e.g. Network.dataReceived). */
       on: (method: string, listener: (params: Params) => void) => on(sessionId, method, listener),
+      /** Changes the link from now on (a link that drops while the video plays). */
+      throttle: (next: Link) => inTab('Network.emulateNetworkConditions', { ...next }),
       /** Runs `fn(arg)` in every document of this tab before its own scripts. */
       async beforeScripts<A>(fn: (arg: A) => void, arg?: A) {
         await inTab('Page.addScriptToEvaluateOnNewDocument', { source: pageSource(fn, arg) });

@@ -35,6 +35,12 @@ export const atMost = (limit: number, format: (n: number) => string = String): T
   met: (measured) => isNumber(measured) && measured <= limit,
 });
 
+export const atLeast = (limit: number, unit = ''): Target => ({
+  label: `≥ ${limit}${unit}`,
+  limit,
+  met: (measured) => isNumber(measured) && measured >= limit,
+});
+
 export const exactly = (limit: number): Target => ({
   label: String(limit),
   limit,

@@ -1,13 +1,15 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { ServerConfig } from '../config.js';
 import { UNAUTHORIZED } from '../errors.js';
+import { PUBLISHED } from '../../config/media-layout.js';
 import { liveSession } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
+import { adaptiveRoutes, renditionHeaders, type SendText } from './adaptive.js';
 
 type Encoding = 'br' | 'gzip';
 
@@ -80,12 +82,19 @@ export async function mediaRoutes(
   { config, sessions }: { config: ServerConfig; sessions: SessionStore },
 ) {
   // Named by route, not by file extension, so that a company's own files keep the right type
-  // whatever they are called.
+  // whatever they are called. With MEDIA_DIR, the same routes serve what prepare-video made.
+  const published = (name: string) => (config.mediaDir ? join(config.mediaDir, name) : undefined);
+  const videoFile = published(PUBLISHED.fallback) ?? config.videoFile;
+  const captionsFile = published(PUBLISHED.captions) ?? config.captionsFile;
   const files = [
-    { url: '/api/video', path: config.videoFile, type: 'video/mp4' },
-    { url: '/api/video/captions.vtt', path: config.captionsFile, type: 'text/vtt; charset=utf-8' },
+    { url: '/api/video', path: videoFile, type: 'video/mp4' },
+    { url: '/api/video/captions.vtt', path: captionsFile, type: 'text/vtt; charset=utf-8' },
     { url: '/api/video/chapters.vtt', path: config.chaptersFile, type: 'text/vtt; charset=utf-8' },
-    { url: '/api/video/poster.jpg', path: config.posterFile, type: 'image/jpeg' },
+    {
+      url: '/api/video/poster.jpg',
+      path: published(PUBLISHED.poster) ?? config.posterFile,
+      type: 'image/jpeg',
+    },
   ];
   const typeByPath = new Map(files.map((file) => [file.path, file.type]));
 
@@ -100,6 +109,7 @@ export async function mediaRoutes(
       reply.header('cache-control', 'private, no-cache');
       const type = typeByPath.get(path);
       if (type) reply.header('content-type', type);
+      reply.headers(renditionHeaders(config.mediaDir, path) ?? {});
     },
   });
 
@@ -117,26 +127,34 @@ export async function mediaRoutes(
     );
   }
 
-  // The captions and the chapters are text: compressed when the browser accepts it, each
-  // encoding with its own ETag so that a 304 never confirms another encoding's bytes.
-  for (const { url, path } of files.filter((file) => file.url.endsWith('.vtt'))) {
-    const track = compressedFile(path);
-    app.get(url, async (request: FastifyRequest, reply: FastifyReply) => {
-      reply.header('vary', 'Accept-Encoding');
-      const encoding = preferredEncoding(request.headers['accept-encoding']);
-      const compressed = encoding ? await track().catch(() => undefined) : undefined;
-      // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
-      if (!encoding || !compressed) return reply.sendFile(basename(path), dirname(path));
-      const etag = `${compressed.etag}-${encoding}"`;
-      reply
-        .header('cache-control', 'private, no-cache')
-        .header('content-type', 'text/vtt; charset=utf-8')
-        .header('etag', etag)
-        .header('last-modified', compressed.lastModified);
-      const ifNoneMatch = request.headers['if-none-match'];
-      if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
-        return reply.code(304).send();
-      return reply.header('content-encoding', encoding).send(compressed.bodies[encoding]);
-    });
-  }
+  // Text (captions, playlists): compressed when the browser accepts it, each encoding with its
+  // own ETag so that a 304 never confirms another encoding's bytes.
+  const compressed = new Map<string, ReturnType<typeof compressedFile>>();
+  const sendText: SendText = async (request, reply, path, type) => {
+    reply.header('vary', 'Accept-Encoding');
+    const encoding = preferredEncoding(request.headers['accept-encoding']);
+    const read = compressed.get(path) ?? compressedFile(path);
+    const file = encoding ? await read().catch(() => undefined) : undefined;
+    // Only files that exist are remembered: asking for missing names grows nothing.
+    if (file) compressed.set(path, read);
+    // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
+    if (!encoding || !file) return reply.sendFile(basename(path), dirname(path));
+    const etag = `${file.etag}-${encoding}"`;
+    reply
+      .header('cache-control', 'private, no-cache')
+      .header('content-type', type)
+      .header('etag', etag)
+      .header('last-modified', file.lastModified);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+      return reply.code(304).send();
+    return reply.header('content-encoding', encoding).send(file.bodies[encoding]);
+  };
+  // The captions and the chapters.
+  for (const { url, path, type } of files.filter((file) => file.url.endsWith('.vtt')))
+    app.get(url, async (request: FastifyRequest, reply: FastifyReply) =>
+      sendText(request, reply, path, type),
+    );
+
+  await app.register(adaptiveRoutes, { mediaDir: config.mediaDir, sendText });
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoLeak, fakeDist, listen, rawRequest, testServer } from './helpers.js';
 
 const CSP =
-  "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;media-src 'self';" +
+  "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;media-src 'self' blob:;" +
   "connect-src 'self';font-src 'self';object-src 'none';base-uri 'none';frame-ancestors 'none';" +
   "form-action 'self'";
 
@@ -264,7 +264,9 @@ describe('security headers by configuration', () => {
     });
     const csp = (await app.inject({ url: LOGIN })).headers['content-security-policy'] as string;
     expect(csp).toContain("img-src 'self' data: https://api.example.com;");
-    expect(csp).toContain("media-src 'self' https://api.example.com https://cdn.example.net;");
+    expect(csp).toContain(
+      "media-src 'self' blob: https://api.example.com https://cdn.example.net;",
+    );
     expect(csp).toContain("connect-src 'self' https://api.example.com;");
     expect(csp).toContain("script-src 'self';");
     await app.close();

@@ -1,6 +1,8 @@
 import { useLayoutEffect, useState } from 'react';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
+import { QualityMenu } from './quality-menu';
+import { useAdaptiveSource } from './use-adaptive-source';
 import { useKeyboardShortcuts } from './use-keyboard-shortcuts';
 import type { VideoRef } from './use-player-video';
 import { positionKey, useResumePosition } from './use-resume-position';
@@ -14,6 +16,7 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
   useResumePosition(videoRef, positionKey(config.videoUrl), storage);
   useKeyboardShortcuts(videoRef);
   const { failed, unavailable, clear, onMediaError, onPlay } = useVideoProblem(videoRef);
+  const adaptive = useAdaptiveSource(videoRef, storage, () => void onMediaError());
 
   // The prerendered video (index.html) may have failed before React adopted it; its error event
   // is gone by then, and the boot script noted it (src/boot/boot.ts).
@@ -47,6 +50,7 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
           <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
         </video>
       </div>
+      {adaptive && <QualityMenu source={adaptive} />}
       {unavailable && (
         <p className="player__problem" role="status">
           {VIDEO_UNAVAILABLE_MESSAGE}

@@ -1,0 +1,392 @@
+/**
+ * The company's kind of video on rural links (issue 14): a 3-minute 1280×720 source at about
+ * 2.9 Mbit/s that the encoder cannot shrink (noise over a moving pattern), published with
+ * prepare-video, against the same source served as one faststart MP4, in the same run. A phone-
+ * sized Chromium, DevTools network throttling, no CPU throttling; play is pressed as soon as the
+ * <video> exists and the page is watched for 60 s from navigation.
+ *
+ * The source and its publish are cached under bench-results/adaptive/ (making them takes minutes).
+ * Each scenario runs once per kind: runs vary by a few seconds of media position (see the notes).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PUBLISHED } from '../../config/media-layout';
+import { prepareVideo } from '../prepare-video';
+import { signedIn, type RunningServer } from '../test-server';
+import {
+  FAST_3G,
+  PHONE,
+  SLOW_3G,
+  launchBrowser,
+  type Browser,
+  type Link,
+  type Tab,
+} from './browser';
+import { startBenchServer } from './load';
+import {
+  atLeast,
+  atMost,
+  exactly,
+  holds,
+  kilobytes,
+  seconds,
+  REFERENCE,
+  type Measurement,
+  type Reading,
+  type Site,
+} from './measure';
+
+const CACHE = 'bench-results/adaptive';
+const SOURCE = join(CACHE, 'source.mp4');
+const PUBLISHED_DIR = join(CACHE, 'published');
+const SOURCE_S = 180;
+const WATCH_MS = 60_000;
+const DROP_AT_MS = 20_000;
+const SEEK_FRACTION = 0.8;
+
+/** Makes the source (once): noise on a moving test pattern, 2.8 Mbit/s, faststart. */
+function ensureSource(): void {
+  if (existsSync(SOURCE)) return;
+  mkdirSync(CACHE, { recursive: true });
+  console.log(`  making a ${SOURCE_S} s 1280×720 source (minutes, cached in ${CACHE})`);
+  const result = spawnSync(
+    'ffmpeg',
+    [
+      ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'],
+      ...[
+        '-f',
+        'lavfi',
+        '-i',
+        `testsrc2=size=1280x720:rate=30:duration=${SOURCE_S},noise=alls=30:allf=t+u`,
+      ],
+      ...['-f', 'lavfi', '-i', `sine=frequency=300:duration=${SOURCE_S}`],
+      ...['-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2800k', '-maxrate', '3000k'],
+      ...['-bufsize', '6000k', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+      ...['-movflags', '+faststart', SOURCE],
+    ],
+    { stdio: 'inherit' },
+  );
+  if (result.status !== 0) throw new Error('ffmpeg could not make the bench source');
+}
+
+async function ensurePublished(): Promise<void> {
+  if (existsSync(join(PUBLISHED_DIR, PUBLISHED.master))) return;
+  console.log('  publishing it with prepare-video (minutes, cached)');
+  await prepareVideo(SOURCE, PUBLISHED_DIR);
+}
+
+/** What the page records, in ms since navigation start. */
+interface Watch {
+  firstFrameAt: number | null;
+  stalls: number;
+  stalledMs: number;
+  /** Time-weighted sum of videoHeight while playing, and the time it covers. */
+  heightMs: number;
+  playingMs: number;
+  heightAtEnd: number;
+  currentTime: number;
+}
+
+declare global {
+  interface Window {
+    __adaptiveWatch?: Watch;
+  }
+}
+
+/** Runs in the page before its scripts: the stored session, play at once, then watch. */
+function watchPage(session: { username: string; empresa: string; nombres: string }) {
+  try {
+    const timestamp = Math.floor(Date.now() / 1000);
+    localStorage.setItem('session', JSON.stringify({ loggedIn: true, timestamp, ...session }));
+  } catch {
+    return;
+  }
+  const watch: Watch = {
+    firstFrameAt: null,
+    stalls: 0,
+    stalledMs: 0,
+    heightMs: 0,
+    playingMs: 0,
+    heightAtEnd: 0,
+    currentTime: 0,
+  };
+  window.__adaptiveWatch = watch;
+  let video: HTMLVideoElement | null = null;
+  let waitingSince: number | null = null;
+  let last = performance.now();
+  addEventListener(
+    'loadstart',
+    (event) => {
+      if (video || !(event.target instanceof HTMLVideoElement)) return;
+      video = event.target;
+      const element = video;
+      element.requestVideoFrameCallback((now, frame) => {
+        watch.firstFrameAt ??= frame.presentationTime || now;
+      });
+      element.muted = true;
+      void element.play().catch(() => undefined);
+      element.addEventListener('waiting', () => {
+        if (watch.firstFrameAt !== null && waitingSince === null) waitingSince = performance.now();
+      });
+      element.addEventListener('playing', () => {
+        if (waitingSince === null) return;
+        watch.stalls += 1;
+        watch.stalledMs += performance.now() - waitingSince;
+        waitingSince = null;
+      });
+    },
+    true,
+  );
+  setInterval(() => {
+    const now = performance.now();
+    if (video && !video.paused && video.readyState >= 3 && waitingSince === null) {
+      watch.heightMs += (now - last) * Math.min(video.videoHeight, video.videoWidth);
+      watch.playingMs += now - last;
+    }
+    last = now;
+    if (!video) return;
+    watch.heightAtEnd = Math.min(video.videoHeight, video.videoWidth);
+    watch.currentTime = video.currentTime;
+  }, 250);
+}
+
+/** Bytes per finished request (encodedDataLength), received bytes for unfinished ones; headers sent. */
+function countBytes(tab: Tab) {
+  const finished = new Map<string, number>();
+  const partial = new Map<string, number>();
+  let up = 0;
+  const id = (event: Record<string, unknown>) => String(event.requestId);
+  tab.on('Network.loadingFinished', (event) =>
+    finished.set(id(event), Number(event.encodedDataLength)),
+  );
+  tab.on('Network.dataReceived', (event) =>
+    partial.set(
+      id(event),
+      (partial.get(id(event)) ?? 0) + (Number(event.encodedDataLength) || Number(event.dataLength)),
+    ),
+  );
+  tab.on('Network.requestWillBeSentExtraInfo', (event) => {
+    const headers = (event.headers ?? {}) as Record<string, unknown>;
+    up +=
+      40 +
+      Object.entries(headers).reduce((sum, [k, v]) => sum + k.length + String(v).length + 4, 0);
+  });
+  tab.on('Network.requestWillBeSent', (event) => {
+    const request = event.request as { postData?: string } | undefined;
+    up += request?.postData?.length ?? 0;
+  });
+  return () => {
+    let down = 0;
+    for (const [id, bytes] of partial) down += finished.get(id) ?? bytes;
+    for (const [id, bytes] of finished) if (!partial.has(id)) down += bytes;
+    return { down, up };
+  };
+}
+
+interface RunResult extends Watch {
+  down: number;
+  up: number;
+  stillStalled: boolean;
+  seekMs: number | null;
+  /** The rendition on screen when the link dropped. */
+  heightBeforeDrop: number | null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function runOnce(
+  browser: Browser,
+  server: RunningServer,
+  site: Site,
+  scenario: { link: Link; dropTo?: Link; seek?: boolean },
+): Promise<RunResult> {
+  // On the phone's size, throttled link, and the machine's own CPU: the stalls are the link's.
+  const tab = await browser.tab(PHONE, { link: scenario.link, slowCpu: false });
+  try {
+    const { cookie, empresa, nombres } = await signedIn({ ...site, origin: server.origin });
+    await tab.setCookies(server.origin, cookie);
+    await tab.beforeScripts(watchPage, { username: site.username, empresa, nombres });
+    const bytes = countBytes(tab);
+    await tab.navigate(`${server.origin}${site.base}/VideoPlayer`, false);
+    const startedAt = Date.now();
+    let seekMs: number | null = null;
+    let heightBeforeDrop: number | null = null;
+    if (scenario.dropTo || scenario.seek)
+      await tab.waitFor(() => window.__adaptiveWatch?.firstFrameAt != null, WATCH_MS);
+    if (scenario.dropTo) {
+      const frameAt = await tab.evaluate(() => window.__adaptiveWatch?.firstFrameAt ?? 0);
+      await sleep(Math.max(0, frameAt + DROP_AT_MS - (Date.now() - startedAt)));
+      heightBeforeDrop = await tab.evaluate(() => window.__adaptiveWatch?.heightAtEnd ?? null);
+      await tab.throttle(scenario.dropTo);
+    }
+    if (scenario.seek) {
+      await sleep(3_000);
+      seekMs = await tab.evaluate(async (fraction: number) => {
+        const video = document.querySelector('video');
+        if (!video) return null;
+        // The page may be between the MP4 and hls.js: wait until the adaptive video plays.
+        const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
+        for (let waited = 0; !ready() && waited < 20_000; waited += 100)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        if (!ready()) return null;
+        const target = video.duration * fraction;
+        const asked = performance.now();
+        video.currentTime = target;
+        return new Promise<number | null>((resolve) => {
+          const timer = setTimeout(() => resolve(null), 15_000);
+          const check: VideoFrameRequestCallback = (now, frame) => {
+            if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
+            clearTimeout(timer);
+            resolve((frame.presentationTime || now) - asked);
+          };
+          video.requestVideoFrameCallback(check);
+        });
+      }, SEEK_FRACTION);
+      const { down, up } = bytes();
+      const watch = await tab.evaluate(() => window.__adaptiveWatch!);
+      return { ...watch, down, up, stillStalled: false, seekMs, heightBeforeDrop };
+    }
+    await sleep(Math.max(0, WATCH_MS - (Date.now() - startedAt)));
+    const watch = await tab.evaluate(() => window.__adaptiveWatch!);
+    const stillStalled = await tab.evaluate(() => {
+      const video = document.querySelector('video');
+      return !!video && !video.paused && video.readyState < 3;
+    });
+    const { down, up } = bytes();
+    return { ...watch, down, up, stillStalled, seekMs, heightBeforeDrop };
+  } finally {
+    await tab.close();
+  }
+}
+
+const stallsOf = (r: RunResult) => r.stalls + (r.stillStalled ? 1 : 0);
+const heightOf = (r: RunResult) => (r.playingMs ? Math.round(r.heightMs / r.playingMs) : 0);
+const describe = (r: RunResult) =>
+  `first frame ${r.firstFrameAt === null ? '-' : seconds(r.firstFrameAt)}, ${stallsOf(r)} stalls (${seconds(r.stalledMs)} waiting), ${r.currentTime.toFixed(0)} s seen, ~${heightOf(r)}p played, ${r.heightAtEnd}p at the end, ${kilobytes(r.down)} down / ${kilobytes(r.up)} up`;
+
+type Key =
+  | 'fastFrame'
+  | 'fastStalls'
+  | 'fastHeight'
+  | 'slowFrame'
+  | 'slowStalls'
+  | 'slowSeen'
+  | 'dropStalls'
+  | 'dropLower'
+  | 'seek'
+  | 'bytes';
+
+export function adaptiveMeasurement(site: Site): Measurement<Key> {
+  return {
+    name: 'Adaptive video vs one MP4 (3 min 720p source, phone, DevTools throttling, 60 s)',
+    timeoutMs: 40 * 60_000,
+    figures: {
+      fastFrame: { figure: 'Adaptive, Fast 3G: first frame', target: atMost(3000, seconds) },
+      fastStalls: { figure: 'Adaptive, Fast 3G: stalls in 60 s', target: exactly(0) },
+      fastHeight: { figure: 'Adaptive, Fast 3G: rendition played', target: atLeast(360, 'p') },
+      slowFrame: { figure: 'Adaptive, Slow 3G: first frame', target: atMost(8000, seconds) },
+      slowStalls: { figure: 'Adaptive, Slow 3G: stalls in 60 s', target: atMost(1) },
+      slowSeen: { figure: 'Adaptive, Slow 3G: video seen in 60 s', target: atLeast(45, ' s') },
+      dropStalls: { figure: 'Adaptive, Fast→Slow 3G at 20 s: stalls', target: atMost(1) },
+      dropLower: {
+        figure: 'Adaptive, Fast→Slow 3G at 20 s: rendition at the end',
+        target: holds('lower than before the drop'),
+      },
+      seek: {
+        figure: 'Adaptive, Fast 3G: seek to 80 % shows a frame',
+        target: atMost(3000, seconds),
+      },
+      bytes: { figure: 'Adaptive, Fast 3G: bytes in 60 s (down / up)', target: REFERENCE },
+    },
+    async run(signal) {
+      ensureSource();
+      await ensurePublished();
+      const manifest = JSON.parse(
+        readFileSync(join(PUBLISHED_DIR, PUBLISHED.manifest), 'utf8'),
+      ) as {
+        rungs: { height: number; averageBandwidth: number }[];
+      };
+      console.log(
+        `  ladder: ${manifest.rungs.map((r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`).join(', ')}`,
+      );
+      const adaptive = await startBenchServer(site.password, {
+        env: { MEDIA_DIR: PUBLISHED_DIR },
+        logFile: 'reports/bench-adaptive-server.log',
+      });
+      const single = await startBenchServer(site.password, {
+        env: { VIDEO_FILE: SOURCE },
+        logFile: 'reports/bench-single-server.log',
+      });
+      const browser = launchBrowser(signal);
+      const results: Record<string, { adaptive: RunResult; single: RunResult }> = {};
+      try {
+        const scenarios = {
+          fast: { link: FAST_3G },
+          slow: { link: SLOW_3G },
+          drop: { link: FAST_3G, dropTo: SLOW_3G },
+          seek: { link: FAST_3G, seek: true },
+        };
+        for (const [name, scenario] of Object.entries(scenarios)) {
+          const a = await runOnce(browser, adaptive, site, scenario);
+          console.log(`  ${name}, adaptive: ${describe(a)}`);
+          const s = await runOnce(browser, single, site, scenario);
+          console.log(`  ${name}, one MP4: ${describe(s)}`);
+          results[name] = { adaptive: a, single: s };
+        }
+      } finally {
+        await browser.close();
+        await Promise.all([adaptive.stop(), single.stop()]);
+      }
+      const { fast, slow, drop, seek } = results as Record<
+        'fast' | 'slow' | 'drop' | 'seek',
+        { adaptive: RunResult; single: RunResult }
+      >;
+      const vs = (r: RunResult) => `one MP4: ${describe(r)}`;
+      const frame = (r: RunResult): Reading => ({
+        value: r.firstFrameAt === null ? 'no frame' : seconds(r.firstFrameAt),
+        measured: r.firstFrameAt,
+        unit: 'ms',
+      });
+      const stalls = (pair: { adaptive: RunResult; single: RunResult }): Reading => ({
+        value: `${stallsOf(pair.adaptive)} (${seconds(pair.adaptive.stalledMs)} waiting)`,
+        measured: stallsOf(pair.adaptive),
+        note: `${describe(pair.adaptive)}; ${vs(pair.single)}`,
+      });
+      const before = drop.adaptive.heightBeforeDrop ?? 0;
+      return {
+        fastFrame: { ...frame(fast.adaptive), note: vs(fast.single) },
+        fastStalls: stalls(fast),
+        fastHeight: {
+          value: `~${heightOf(fast.adaptive)}p`,
+          measured: heightOf(fast.adaptive),
+        },
+        slowFrame: { ...frame(slow.adaptive), note: vs(slow.single) },
+        slowStalls: stalls(slow),
+        slowSeen: {
+          value: `${slow.adaptive.currentTime.toFixed(0)} s`,
+          measured: slow.adaptive.currentTime,
+          unit: 's',
+          note: `one MP4: ${slow.single.currentTime.toFixed(0)} s`,
+        },
+        dropStalls: stalls(drop),
+        dropLower: {
+          value: `${drop.adaptive.heightAtEnd}p at the end, ${before}p at the drop`,
+          measured: drop.adaptive.heightAtEnd > 0 && drop.adaptive.heightAtEnd < before,
+        },
+        seek: {
+          value: seek.adaptive.seekMs === null ? 'no frame in 15 s' : seconds(seek.adaptive.seekMs),
+          measured: seek.adaptive.seekMs,
+          unit: 'ms',
+          note: `one MP4: ${seek.single.seekMs === null ? 'no frame in 15 s' : seconds(seek.single.seekMs)}`,
+        },
+        bytes: {
+          value: `${kilobytes(fast.adaptive.down)} / ${kilobytes(fast.adaptive.up)}`,
+          measured: fast.adaptive.down,
+          unit: 'B',
+          note: `Slow 3G: ${kilobytes(slow.adaptive.down)} / ${kilobytes(slow.adaptive.up)}; one MP4 Fast 3G: ${kilobytes(fast.single.down)} / ${kilobytes(fast.single.up)}, Slow 3G: ${kilobytes(slow.single.down)} / ${kilobytes(slow.single.up)}`,
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * A short clip for the tests, made by ffmpeg (a test pattern and a tone) and published with
+ * prepare-video: 640×360, so the ladder has three renditions (360p, 240p, 144p), with 6 s
+ * segments. A few seconds of CPU with the `ultrafast` preset.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { prepareVideo, type Manifest } from './prepare-video.js';
+
+function makeClip(path: string, seconds: number, size = '640x360'): void {
+  const result = spawnSync(
+    'ffmpeg',
+    [
+      ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'],
+      ...['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25:duration=${seconds}`],
+      ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest', path],
+    ],
+    { encoding: 'utf8' },
+  );
+  if (result.error || result.status !== 0)
+    throw new Error(
+      `ffmpeg could not make the test clip (apt-get install ffmpeg): ${result.stderr ?? result.error}`,
+    );
+}
+
+/** Makes a clip of `seconds` and publishes it into a new temporary folder. */
+export async function publishTestClip(
+  seconds: number,
+): Promise<{ dir: string; manifest: Manifest }> {
+  const work = mkdtempSync(join(tmpdir(), 'clip-'));
+  const source = join(work, 'clip.mp4');
+  makeClip(source, seconds);
+  const dir = join(work, 'media');
+  const manifest = await prepareVideo(source, dir, { preset: 'ultrafast' });
+  return { dir, manifest };
+}

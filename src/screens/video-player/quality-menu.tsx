@@ -1,0 +1,51 @@
+import { useId } from 'react';
+import { DATA_SAVER_HEIGHT, megabytesPer10Min } from './adaptive';
+import type { AdaptiveSource } from './use-adaptive-source';
+
+/**
+ * The visitor's say over the adaptive video: automatic (the default) or one rendition, and a
+ * data saver that keeps automatic quality at 240p or less. Each choice shows what ten minutes
+ * cost, for visitors who pay by the megabyte. Native controls: keyboard and screen readers work.
+ */
+export function QualityMenu({ source }: { source: AdaptiveSource }) {
+  const id = useId();
+  const { choice, playingHeight } = source;
+  // Highest first, as every player lists them.
+  const list = [...source.renditions].sort((a, b) => b.height - a.height);
+  const value = choice.quality === 'auto' ? 'auto' : String(choice.quality);
+  return (
+    <div className="quality">
+      <label htmlFor={`${id}-quality`}>Calidad</label>{' '}
+      <select
+        id={`${id}-quality`}
+        value={value}
+        onChange={(event) => {
+          const next = event.target.value;
+          source.choose(next === 'auto' ? 'auto' : Number(next));
+        }}
+      >
+        <option value="auto">Automática</option>
+        {list.map((rendition) => (
+          <option
+            key={rendition.index}
+            value={rendition.height}
+            disabled={choice.dataSaver && rendition.height > DATA_SAVER_HEIGHT}
+          >
+            {`${rendition.height}p (≈ ${megabytesPer10Min(rendition.bitrate)} MB cada 10 min)`}
+          </option>
+        ))}
+      </select>{' '}
+      <label className="quality__saver">
+        <input
+          type="checkbox"
+          checked={choice.dataSaver}
+          onChange={(event) => source.setDataSaver(event.target.checked)}
+        />{' '}
+        Ahorro de datos
+      </label>{' '}
+      <span className="quality__playing" data-testid="quality-playing">
+        {playingHeight ? `Reproduciendo en ${playingHeight}p` : 'Cargando…'}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,235 @@
+import type { FastifyInstance } from 'fastify';
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.js';
+import { PUBLISHED } from '../../config/media-layout.js';
+import {
+  PrepareError,
+  planLadder,
+  prepareVideo,
+  type Manifest,
+} from '../../scripts/prepare-video.js';
+import { publishTestClip } from '../../scripts/test-clip.js';
+import {
+  REPO,
+  SIGNOUT,
+  expectNoLeak,
+  listen,
+  rawRequest,
+  sessionCookie,
+  signin,
+  testServer,
+} from './helpers.js';
+
+/** One 8 s clip (two segments per rendition) published once for the whole file. */
+let dir: string;
+let manifest: Manifest;
+beforeAll(async () => {
+  ({ dir, manifest } = await publishTestClip(8));
+}, 60_000);
+afterAll(() => rmSync(dirname(dir), { recursive: true, force: true }));
+
+const top = () => manifest.rungs[0]!;
+const segmentsOf = (rung: string) =>
+  readdirSync(join(dir, rung))
+    .filter((name) => name.endsWith('.m4s'))
+    .sort();
+
+describe('prepare-video', () => {
+  it('publishes a ladder that never upscales and keeps the shape, with a fallback, a poster and captions', () => {
+    expect(manifest.rungs.map((r) => `${r.width}x${r.height}`)).toEqual([
+      '640x360',
+      '426x240',
+      '256x144',
+    ]);
+    for (const rung of manifest.rungs) {
+      expect(rung.averageBandwidth).toBeGreaterThan(0);
+      expect(rung.peakBandwidth).toBeGreaterThanOrEqual(rung.averageBandwidth);
+      expect(readFileSync(join(dir, rung.dir, 'index.m3u8'), 'utf8')).toContain('#EXT-X-ENDLIST');
+    }
+    const master = readFileSync(join(dir, PUBLISHED.master), 'utf8');
+    for (const rung of manifest.rungs)
+      expect(master).toContain(
+        `BANDWIDTH=${rung.peakBandwidth},AVERAGE-BANDWIDTH=${rung.averageBandwidth},RESOLUTION=${rung.width}x${rung.height}`,
+      );
+    expect(master).toMatch(/CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"/);
+    expect(readFileSync(join(dir, PUBLISHED.captions), 'utf8')).toMatch(/^WEBVTT/);
+    expect(readFileSync(join(dir, PUBLISHED.poster)).subarray(0, 2).toString('hex')).toBe('ffd8');
+  });
+
+  it('plans portrait and small sources without upscaling', () => {
+    expect(planLadder(1080, 1920).map((r) => `${r.width}x${r.height}`)).toEqual([
+      '1080x1920',
+      '720x1280',
+      '480x854',
+      '360x640',
+      '240x426',
+      '144x256',
+    ]);
+    expect(planLadder(1440, 1080)[0]).toMatchObject({ width: 1440, height: 1080 });
+    expect(planLadder(160, 120).map((r) => `${r.width}x${r.height}`)).toEqual(['160x120']);
+  });
+
+  it('refuses a file ffmpeg cannot read with a clear message and changes nothing', async () => {
+    const bad = join(dirname(dir), 'broken.mp4');
+    writeFileSync(bad, 'this is not a video');
+    const before = readdirSync(dir).sort();
+    const master = readFileSync(join(dir, PUBLISHED.master));
+    await expect(prepareVideo(bad, dir)).rejects.toThrow(PrepareError);
+    await expect(prepareVideo(bad, dir)).rejects.toThrow(/cannot read .*Nothing was changed/);
+    expect(readdirSync(dir).sort()).toEqual(before);
+    expect(readFileSync(join(dir, PUBLISHED.master)).equals(master)).toBe(true);
+  });
+});
+
+describe('the adaptive video through a real port (MEDIA_DIR)', () => {
+  let app: FastifyInstance;
+  let base: string;
+  let cookie: string;
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    rawRequest(base, path, { headers: { cookie, ...headers } });
+
+  beforeAll(async () => {
+    app = await testServer({ MEDIA_DIR: dir });
+    base = await listen(app);
+    cookie = sessionCookie((await signin(app)).headers['set-cookie']);
+  });
+  afterAll(() => app.close());
+
+  const everyKind = () => {
+    const rung = top().dir;
+    return [
+      '/api/video/hls/master.m3u8',
+      `/api/video/hls/${rung}/index.m3u8`,
+      `/api/video/hls/${rung}/init.mp4`,
+      `/api/video/hls/${rung}/${segmentsOf(rung)[0]}`,
+      '/api/video',
+      '/api/video/captions.vtt',
+      '/api/video/poster.jpg',
+    ];
+  };
+
+  it('refuses every kind of file with 401 JSON and no-store when there is no session', async () => {
+    for (const path of everyKind()) {
+      const res = await rawRequest(base, path, { headers: { range: 'bytes=0-1' } });
+      expect(res.status, path).toBe(401);
+      expect(JSON.parse(res.body.toString()).error).toBe('unauthorized');
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  it('never lets a shared cache keep any of them', async () => {
+    for (const path of everyKind()) {
+      const res = await get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['cache-control'], path).toMatch(/^private, /);
+    }
+  });
+
+  it('serves the master playlist compressed, as an HLS playlist, revalidated on every use', async () => {
+    const res = await get('/api/video/hls/master.m3u8', { 'accept-encoding': 'gzip' });
+    expect(res.headers['content-type']).toBe('application/vnd.apple.mpegurl');
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.headers['cache-control']).toBe('private, no-cache');
+    const text = gunzipSync(res.body).toString();
+    expect(text).toBe(readFileSync(join(dir, PUBLISHED.master), 'utf8'));
+    // Every rendition it names is there.
+    for (const uri of text.split('\n').filter((l) => l.endsWith('.m3u8'))) {
+      const playlist = await get(`/api/video/hls/${uri}`);
+      expect(playlist.status, uri).toBe(200);
+      expect(playlist.headers['content-type']).toBe('application/vnd.apple.mpegurl');
+      expect(playlist.body.toString()).toContain('#EXT-X-MAP:URI="init.mp4"');
+    }
+  });
+
+  it('serves init and media segments as MP4 with Range, kept by the browser only', async () => {
+    const rung = top().dir;
+    const name = segmentsOf(rung)[0]!;
+    const size = statSync(join(dir, rung, name)).size;
+    const res = await get(`/api/video/hls/${rung}/${name}`, { range: 'bytes=0-99' });
+    expect(res.status).toBe(206);
+    expect(res.headers['content-range']).toBe(`bytes 0-99/${size}`);
+    expect(res.headers['content-type']).toBe('video/mp4');
+    expect(res.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    expect(res.body.equals(readFileSync(join(dir, rung, name)).subarray(0, 100))).toBe(true);
+    const init = await get(`/api/video/hls/${rung}/init.mp4`);
+    expect(init.headers['content-type']).toBe('video/mp4');
+    expect(init.body.subarray(4, 8).toString()).toBe('ftyp');
+  });
+
+  it('serves the fallback MP4 as /api/video: faststart, Range, revalidated (not immutable)', async () => {
+    const whole = await get('/api/video');
+    expect(whole.headers['content-type']).toBe('video/mp4');
+    expect(whole.headers['cache-control']).toBe('private, no-cache');
+    expect(whole.body.equals(readFileSync(join(dir, PUBLISHED.fallback)))).toBe(true);
+    // faststart: the index (moov) comes before the media data (mdat).
+    expect(whole.body.indexOf('moov')).toBeLessThan(whole.body.indexOf('mdat'));
+    const probe = await get('/api/video', { range: 'bytes=0-1' });
+    expect(probe.status).toBe(206);
+    expect(probe.headers['content-range']).toBe(`bytes 0-1/${whole.body.length}`);
+  });
+
+  it("serves the published poster and captions on the single video's routes", async () => {
+    const poster = await get('/api/video/poster.jpg');
+    expect(poster.headers['content-type']).toBe('image/jpeg');
+    expect(poster.body.equals(readFileSync(join(dir, PUBLISHED.poster)))).toBe(true);
+    const captions = await get('/api/video/captions.vtt');
+    expect(captions.headers['content-type']).toBe('text/vtt; charset=utf-8');
+    expect(captions.body.toString()).toBe(readFileSync(join(dir, PUBLISHED.captions), 'utf8'));
+  });
+
+  it('answers 404 JSON to any name outside the published files, encoded traversal included', async () => {
+    const rung = top().dir;
+    for (const path of [
+      '/api/video/hls/media.json',
+      `/api/video/hls/${rung}/..%2f${PUBLISHED.manifest}`,
+      `/api/video/hls/..%2f${rung}/index.m3u8`,
+      '/api/video/hls/%2e%2e/master.m3u8',
+      `/api/video/hls/${rung}/seg99999.m4s`,
+      `/api/video/hls/${rung}/.hidden`,
+      `/api/video/hls/${rung}/index.m3u8.bak`,
+      '/api/video/hls/aaaaaaaa-999p/index.m3u8',
+      '/api/video/hls/../../server/config.ts',
+      '/api/video/hls/%2e%2e%2f%2e%2e%2fpackage.json/x',
+    ]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(404);
+      expectNoLeak(res.body.toString());
+    }
+  });
+
+  it('stops the next segment once the session has ended mid-play', async () => {
+    const own = sessionCookie((await signin(app)).headers['set-cookie']);
+    const rung = top().dir;
+    const [first, second] = segmentsOf(rung);
+    const before = await rawRequest(base, `/api/video/hls/${rung}/${first}`, {
+      headers: { cookie: own },
+    });
+    expect(before.status).toBe(200);
+    await app.inject({ method: 'POST', url: SIGNOUT, headers: { cookie: own } });
+    const after = await rawRequest(base, `/api/video/hls/${rung}/${second}`, {
+      headers: { cookie: own },
+    });
+    expect(after.status).toBe(401);
+  });
+});
+
+describe('without MEDIA_DIR (one MP4)', () => {
+  it('answers the master playlist 204 to a session (the page keeps the MP4) and 401 without', async () => {
+    const app = await testServer();
+    const cookie = sessionCookie((await signin(app)).headers['set-cookie']);
+    const res = await app.inject({ url: '/api/video/hls/master.m3u8', headers: { cookie } });
+    expect(res.statusCode).toBe(204);
+    expect(res.body).toBe('');
+    expect((await app.inject({ url: '/api/video/hls/master.m3u8' })).statusCode).toBe(401);
+    await app.close();
+  });
+
+  it('refuses a MEDIA_DIR without a published video, saying how to publish one', () => {
+    expect(() => loadConfig({ MEDIA_DIR: 'media/nothing-here' }, REPO)).toThrow(
+      /MEDIA_DIR has no master\.m3u8: publish a video there with `npm run prepare-video/,
+    );
+  });
+});

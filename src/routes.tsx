@@ -54,13 +54,15 @@ export function AppRoutes() {
 }
 
 /**
- * Where the first render will land, decided before it happens: a visitor without a session ends
- * at the login whatever the address, so the address is corrected now and React can adopt the
- * login markup that index.html already shows. Reads the session through the machine (not
- * started, so nothing runs).
+ * Where the first render will land, decided before it happens, and the address set to it: the
+ * router would redirect there anyway (a visitor without a session ends at the login whatever
+ * the address, one with a session at the video), and React can then adopt the screen that
+ * index.html shows, which was rendered at that very route. Reads the session through the
+ * machine (not started, so nothing runs).
  */
 export function settleFirstRoute(machine: AuthMachine): 'login' | 'video' {
-  if (createActor(machine).getSnapshot().matches('loggedIn')) return 'video';
-  if (window.location.pathname !== PATHS.login) window.history.replaceState(null, '', PATHS.login);
-  return 'login';
+  const route = createActor(machine).getSnapshot().matches('loggedIn') ? 'video' : 'login';
+  if (window.location.pathname !== PATHS[route])
+    window.history.replaceState(null, '', PATHS[route]);
+  return route;
 }

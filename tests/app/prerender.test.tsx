@@ -196,10 +196,24 @@ describe('the first route, settled before React starts', () => {
     }
   });
 
-  it('is the video for a visitor with a fresh session, whose address is left to the router', () => {
+  it('is the video at any address for a visitor with a fresh session, and the address says so', () => {
     localStorage.setItem('session', freshSession());
-    window.history.replaceState(null, '', '/capacitacion/otra');
-    expect(settleFirstRoute(createAppAuthMachine(resilientStorage()))).toBe('video');
-    expect(window.location.pathname).toBe('/capacitacion/otra');
+    for (const address of [PATHS.login, '/capacitacion/otra', '/']) {
+      window.history.replaceState(null, '', address);
+      expect(settleFirstRoute(createAppAuthMachine(resilientStorage()))).toBe('video');
+      expect(window.location.pathname).toBe(PATHS.video);
+    }
+  });
+
+  it('hydrates the video screen a returning visitor opened at the login address', async () => {
+    const consoleError = vi.spyOn(console, 'error');
+    const root = await openIndexHtml(PATHS.login, freshSession());
+    const video = root.querySelector('video')!;
+    await startAppIn(root);
+    await waitFor(() => expect(screen.getByRole('button', { name: LABEL })).toBeEnabled());
+    expect(screen.getAllByRole('button', { name: LABEL })).toHaveLength(1);
+    expect(root.querySelector('video')).toBe(video);
+    expect(window.location.pathname).toBe(PATHS.video);
+    expect(consoleError).not.toHaveBeenCalled();
   });
 });

@@ -7,6 +7,7 @@ export const PUBLISHED = {
   fallback: 'fallback.mp4',
   poster: 'cover.jpg',
   captions: 'captions.es.vtt',
+  chapters: 'chapters.vtt',
   manifest: 'media.json',
 } as const;
 

@@ -1,5 +1,5 @@
 /**
- * `npm run prepare-video -- SOURCE [--out DIR]`: turns the company's video (mp4, mov, mkv; any
+ * `npm run prepare-video -- SOURCE [--out DIR] [--chapters FILE]`: turns the company's video (mp4, mov, mkv; any
  * size or shape) into what `MEDIA_DIR=DIR npm start` serves: an H.264/AAC HLS ladder in fMP4
  * segments, its playlists, a progressive fallback MP4, a poster and Spanish captions.
  * Everything is made in a staging folder first: a source ffmpeg cannot read changes nothing.
@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chaptersToWebVtt, describeProblem, parseChapters } from '../machines/chapters.js';
 import { PUBLISHED, RUNG_DIR_PATTERN } from '../config/media-layout.js';
 
 interface RungSpec {
@@ -67,6 +68,8 @@ export interface Manifest {
   rungs: Rung[];
   fallback: { rung: string; bytes: number };
   captions: 'kept' | 'embedded' | 'stub';
+  /** How many chapters were published from `--chapters` (0: none, no chapters track). */
+  chapters: number;
 }
 
 export class PrepareError extends Error {}
@@ -218,20 +221,30 @@ const STUB_CAPTIONS =
 export async function prepareVideo(
   sourceArg: string,
   outDirArg: string,
-  options: { preset?: string } = {},
+  options: { preset?: string; chapters?: string } = {},
 ): Promise<Manifest> {
   checkFfmpeg();
   const source = resolve(sourceArg);
   if (!existsSync(source) || !statSync(source).isFile())
     throw new PrepareError(`${sourceArg} is not a file.`);
   const info = probe(source);
+  // Checked before minutes of encoding: a wrong line stops here, naming it.
+  const chaptersTrack = options.chapters ? readChapters(options.chapters, info.durationS) : null;
   const outDir = resolve(outDirArg);
   mkdirSync(outDir, { recursive: true });
   const id = randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(-8);
   const stage = join(outDir, `.prepare-${id}`);
   mkdirSync(stage);
   try {
-    return await publish(source, info, outDir, stage, id, options.preset ?? 'veryfast');
+    return await publish(
+      source,
+      info,
+      outDir,
+      stage,
+      id,
+      options.preset ?? 'veryfast',
+      chaptersTrack,
+    );
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -244,6 +257,7 @@ async function publish(
   stage: string,
   id: string,
   preset: string,
+  chapters: { vtt: string; count: number } | null,
 ): Promise<Manifest> {
   const ladder = planLadder(info.width, info.height);
   // 50 or 60 frames a second double the bits for little a training video needs.
@@ -358,6 +372,7 @@ async function publish(
     }
   }
   if (captions === 'stub') writeFileSync(join(stage, PUBLISHED.captions), STUB_CAPTIONS);
+  if (chapters) writeFileSync(join(stage, PUBLISHED.chapters), chapters.vtt);
 
   const manifest: Manifest = {
     id,
@@ -367,6 +382,7 @@ async function publish(
     rungs,
     fallback: { rung: middle.dir, bytes: statSync(join(stage, PUBLISHED.fallback)).size },
     captions,
+    chapters: chapters?.count ?? 0,
   };
   writeFileSync(join(stage, PUBLISHED.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
 
@@ -375,11 +391,32 @@ async function publish(
   for (const rung of rungs) renameSync(join(stage, rung.dir), join(outDir, rung.dir));
   for (const name of [PUBLISHED.fallback, PUBLISHED.poster, PUBLISHED.captions, PUBLISHED.manifest])
     renameSync(join(stage, name), join(outDir, name));
+  // A video published without chapters must not show the previous one's.
+  if (chapters) renameSync(join(stage, PUBLISHED.chapters), join(outDir, PUBLISHED.chapters));
+  else rmSync(join(outDir, PUBLISHED.chapters), { force: true });
   renameSync(join(stage, PUBLISHED.master), join(outDir, PUBLISHED.master));
   for (const dir of previous)
     if (RUNG_DIR_PATTERN.test(dir) && !dir.startsWith(id))
       rmSync(join(outDir, dir), { recursive: true, force: true });
   return manifest;
+}
+
+/** The operator's chapters file as a WebVTT track; every malformed line named, or it throws. */
+function readChapters(file: string, durationS: number): { vtt: string; count: number } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new PrepareError(
+      `${file}: ${(error as NodeJS.ErrnoException).code ?? 'cannot be read'}.`,
+    );
+  }
+  const result = parseChapters(text, { durationS });
+  if (!result.ok)
+    throw new PrepareError(
+      `${file} has problems; nothing was changed:\n${result.problems.map((p) => `  ${describeProblem(p)}`).join('\n')}`,
+    );
+  return { vtt: chaptersToWebVtt(result.chapters, durationS), count: result.chapters.length };
 }
 
 function readPrevious(outDir: string): string[] {
@@ -407,35 +444,43 @@ export function describe(manifest: Manifest, outDir: string): string {
     ),
     `  fallback  ${PUBLISHED.fallback} (${manifest.fallback.rung}), ${mb(manifest.fallback.bytes)}`,
     `  poster    ${PUBLISHED.poster}`,
+    `  chapters  ${manifest.chapters ? `${PUBLISHED.chapters} (${manifest.chapters})` : 'none (add --chapters FILE)'}`,
     `  captions  ${PUBLISHED.captions} (${{ kept: 'kept from beside the source', embedded: 'taken from the file', stub: 'a Spanish stub to fill in' }[manifest.captions]})`,
     `Serve it with: MEDIA_DIR=${outDir} npm start`,
   ].join('\n');
 }
 
-function parseArgs(argv: string[]): { source: string; out: string; preset?: string } {
+function parseArgs(argv: string[]): {
+  source: string;
+  out: string;
+  preset?: string;
+  chapters?: string;
+} {
   const positional: string[] = [];
   let out = 'media';
   let preset: string | undefined;
+  let chapters: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--out') out = argv[++i] ?? '';
     else if (arg.startsWith('--out=')) out = arg.slice(6);
     else if (arg === '--preset') preset = argv[++i];
+    else if (arg === '--chapters') chapters = argv[++i];
     else if (arg.startsWith('--')) throw new PrepareError(`Unknown option ${arg}.`);
     else positional.push(arg);
   }
   if (positional.length !== 1 || !out)
     throw new PrepareError(
-      'Usage: npm run prepare-video -- SOURCE [--out DIR] [--preset veryfast]',
+      'Usage: npm run prepare-video -- SOURCE [--out DIR] [--chapters FILE] [--preset veryfast]',
     );
-  return { source: positional[0]!, out, preset };
+  return { source: positional[0]!, out, preset, chapters };
 }
 
 async function main() {
   try {
-    const { source, out, preset } = parseArgs(process.argv.slice(2));
+    const { source, out, preset, chapters } = parseArgs(process.argv.slice(2));
     const started = Date.now();
-    const manifest = await prepareVideo(source, out, { preset });
+    const manifest = await prepareVideo(source, out, { preset, chapters });
     console.log(describe(manifest, out));
     console.log(`Done in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   } catch (error) {

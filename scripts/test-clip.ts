@@ -29,11 +29,12 @@ function makeClip(path: string, seconds: number, size = '640x360'): void {
 /** Makes a clip of `seconds` and publishes it into a new temporary folder. */
 export async function publishTestClip(
   seconds: number,
+  options: { chapters?: string } = {},
 ): Promise<{ dir: string; manifest: Manifest }> {
   const work = mkdtempSync(join(tmpdir(), 'clip-'));
   const source = join(work, 'clip.mp4');
   makeClip(source, seconds);
   const dir = join(work, 'media');
-  const manifest = await prepareVideo(source, dir, { preset: 'ultrafast' });
+  const manifest = await prepareVideo(source, dir, { preset: 'ultrafast', ...options });
   return { dir, manifest };
 }

@@ -89,7 +89,11 @@ export async function mediaRoutes(
   const files = [
     { url: '/api/video', path: videoFile, type: 'video/mp4' },
     { url: '/api/video/captions.vtt', path: captionsFile, type: 'text/vtt; charset=utf-8' },
-    { url: '/api/video/chapters.vtt', path: config.chaptersFile, type: 'text/vtt; charset=utf-8' },
+    {
+      url: '/api/video/chapters.vtt',
+      path: published(PUBLISHED.chapters) ?? config.chaptersFile,
+      type: 'text/vtt; charset=utf-8',
+    },
     {
       url: '/api/video/poster.jpg',
       path: published(PUBLISHED.poster) ?? config.posterFile,

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,11 +23,16 @@ import {
   testServer,
 } from './helpers.js';
 
-/** One 8 s clip (two segments per rendition) published once for the whole file. */
+/** One 8 s clip (two segments per rendition) published once for the whole file, with chapters. */
+const CHAPTERS = '00:00 Inicio\n00:04 Cierre de la bolsa\n';
 let dir: string;
 let manifest: Manifest;
 beforeAll(async () => {
-  ({ dir, manifest } = await publishTestClip(8));
+  const chapters = join(REPO, 'reports', `chapters-${process.pid}.txt`);
+  mkdirSync(dirname(chapters), { recursive: true });
+  writeFileSync(chapters, CHAPTERS);
+  ({ dir, manifest } = await publishTestClip(8, { chapters }));
+  rmSync(chapters);
 }, 60_000);
 afterAll(() => rmSync(dirname(dir), { recursive: true, force: true }));
 
@@ -107,9 +112,20 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
       `/api/video/hls/${rung}/${segmentsOf(rung)[0]}`,
       '/api/video',
       '/api/video/captions.vtt',
+      '/api/video/chapters.vtt',
       '/api/video/poster.jpg',
     ];
   };
+
+  it('serves the chapters file given to prepare-video as a WebVTT chapters track', async () => {
+    expect(manifest.chapters).toBe(2);
+    const res = await get('/api/video/chapters.vtt');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/vtt; charset=utf-8');
+    const text = res.body.toString();
+    expect(text).toMatch(/^WEBVTT/);
+    expect(text).toContain('00:00:04.000 --> 00:00:08.000\nCierre de la bolsa');
+  });
 
   it('refuses every kind of file with 401 JSON and no-store when there is no session', async () => {
     for (const path of everyKind()) {
@@ -231,5 +247,19 @@ describe('without MEDIA_DIR (one MP4)', () => {
     expect(() => loadConfig({ MEDIA_DIR: 'media/nothing-here' }, REPO)).toThrow(
       /MEDIA_DIR has no master\.m3u8: publish a video there with `npm run prepare-video/,
     );
+  });
+});
+
+describe('prepare-video with a chapters file', () => {
+  it('refuses a malformed chapters file before encoding, naming its line, and changes nothing', async () => {
+    const bad = join(dirname(dir), 'bad-chapters.txt');
+    writeFileSync(bad, '00:00 Inicio\n00:04\n');
+    const before = readFileSync(join(dir, PUBLISHED.master), 'utf8');
+    const source = join(dirname(dir), 'clip.mp4');
+    const attempt = prepareVideo(source, dir, { preset: 'ultrafast', chapters: bad });
+    await expect(attempt).rejects.toThrow(PrepareError);
+    await expect(attempt).rejects.toThrow(/line 2/);
+    expect(readFileSync(join(dir, PUBLISHED.master), 'utf8')).toBe(before);
+    expect(readFileSync(join(dir, PUBLISHED.chapters), 'utf8')).toContain('Cierre de la bolsa');
   });
 });

@@ -73,7 +73,7 @@ test('plays the published clip through Media Source, hls.js choosing the renditi
   expect(await video(page).evaluate((element: HTMLVideoElement) => element.currentSrc)).toMatch(
     /^blob:/,
   );
-  await expect(page.getByTestId('quality-playing')).toHaveText(/^Reproduciendo en (360|240|144)p$/);
+  await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en (360|240|144)p$/);
   expect(segments.length).toBeGreaterThan(0);
   await expect(page.getByLabel('Calidad')).toHaveValue('auto');
 });
@@ -100,7 +100,7 @@ test('switches down under DevTools throttling', async ({ page }) => {
 
 test('the quality menu fixes a rendition and the data saver is offered; both are remembered', async ({
   page,
-}) => {
+}, testInfo) => {
   const segments = watchSegments(page);
   await login(page);
   const menu = page.getByLabel('Calidad');
@@ -113,7 +113,7 @@ test('the quality menu fixes a rendition and the data saver is offered; both are
   const before = segments.length;
   await menu.selectOption('144');
   await play(page);
-  await expect(page.getByTestId('quality-playing')).toHaveText('Reproduciendo en 144p');
+  await expect(page.locator('.quality__playing')).toHaveText('Reproduciendo en 144p');
   // The choice replaces what was buffered: 144p segments are asked for, and nothing else after.
   await expect
     .poll(() => segments.slice(before).filter((h) => h === 144).length)
@@ -123,11 +123,14 @@ test('the quality menu fixes a rendition and the data saver is offered; both are
   const saver = page.getByLabel('Ahorro de datos');
   await saver.check();
   await expect(menu.locator('option', { hasText: '360p' })).toBeDisabled();
+  // The README's screenshot of the menu, under the video.
+  await page.locator('.quality').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `reports/screenshots/quality-${testInfo.project.name}.png` });
 
   await page.reload();
   await expect(page.getByLabel('Calidad')).toHaveValue('144');
   await expect(page.getByLabel('Ahorro de datos')).toBeChecked();
-  await expect(page.getByTestId('quality-playing')).toHaveText('Reproduciendo en 144p');
+  await expect(page.locator('.quality__playing')).toHaveText('Reproduciendo en 144p');
 });
 
 test('the data saver keeps automatic quality at 240p or less, even on a fast link', async ({
@@ -182,7 +185,7 @@ test('a session ended elsewhere mid-play: the next request is refused and the vi
   consoleWatch.allow(/status of 401/);
   await login(page);
   await play(page);
-  await expect(page.getByTestId('quality-playing')).toHaveText(/^Reproduciendo en \d+p$/);
+  await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
   // Signout from another tab of this browser ends the server's session, not this page's.
   const signout = await page.request.post(`${origin()}/api/users/signout`);
   expect(signout.ok()).toBe(true);

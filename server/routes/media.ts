@@ -1,5 +1,6 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -154,11 +155,14 @@ export async function mediaRoutes(
       return reply.code(304).send();
     return reply.header('content-encoding', encoding).send(file.bodies[encoding]);
   };
-  // The captions and the chapters.
+  // The captions and the chapters. A video published without chapters has none: 204, as the
+  // master without MEDIA_DIR (a 404 would log an error in every visitor's console).
   for (const { url, path, type } of files.filter((file) => file.url.endsWith('.vtt')))
-    app.get(url, async (request: FastifyRequest, reply: FastifyReply) =>
-      sendText(request, reply, path, type),
-    );
+    app.get(url, async (request: FastifyRequest, reply: FastifyReply) => {
+      if (config.mediaDir && url.endsWith('/chapters.vtt') && !existsSync(path))
+        return reply.code(204).header('cache-control', 'private, no-cache').send();
+      return sendText(request, reply, path, type);
+    });
 
   await app.register(adaptiveRoutes, { mediaDir: config.mediaDir, sendText });
 }

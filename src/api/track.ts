@@ -8,7 +8,7 @@ export type TrackResult =
   | { kind: 'cues'; cues: Cue[] }
   /** The server refused the session (signed out elsewhere, restarted). */
   | { kind: 'refused' }
-  /** This video has no such track (404). */
+  /** This video has no such track (204 from a published video without chapters, or 404). */
   | { kind: 'missing' }
   | { kind: 'failed' };
 
@@ -24,7 +24,7 @@ export async function fetchTrack(url: string, signal?: AbortSignal): Promise<Tra
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     if (response.status === 401) return { kind: 'refused' };
-    if (response.status === 404) return { kind: 'missing' };
+    if (response.status === 204 || response.status === 404) return { kind: 'missing' };
     if (!response.ok) return { kind: 'failed' };
     const cues = parseWebVtt(await response.text());
     return cues ? { kind: 'cues', cues } : { kind: 'failed' };

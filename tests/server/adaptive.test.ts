@@ -1,5 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,6 +124,18 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
       '/api/video/poster.jpg',
     ];
   };
+
+  it('answers 204 for the chapters of a video published without them: no error in the console', async () => {
+    const chapters = join(dir, PUBLISHED.chapters);
+    renameSync(chapters, `${chapters}.away`);
+    try {
+      const res = await get('/api/video/chapters.vtt');
+      expect(res.status).toBe(204);
+      expect(res.headers['cache-control']).toMatch(/^private, /);
+    } finally {
+      renameSync(`${chapters}.away`, chapters);
+    }
+  });
 
   it('serves the chapters file given to prepare-video as a WebVTT chapters track', async () => {
     expect(manifest.chapters).toBe(2);

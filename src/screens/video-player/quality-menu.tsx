@@ -43,7 +43,7 @@ export function QualityMenu({ source }: { source: AdaptiveSource }) {
         />{' '}
         Ahorro de datos
       </label>{' '}
-      <span className="quality__playing" data-testid="quality-playing">
+      <span className="quality__playing">
         {playingHeight ? `Reproduciendo en ${playingHeight}p` : 'Cargando…'}
       </span>
     </div>

@@ -16,3 +16,26 @@ export const RUNG_DIR_PATTERN = /^[a-z0-9]{8}-\d{2,4}p$/;
 
 /** The files inside a rendition's folder. */
 export const RUNG_FILE_PATTERN = /^(index\.m3u8|init\.mp4|seg\d{5}\.m4s)$/;
+
+/** Each segment's length in seconds: 6 s carries 267 kbit/s over a 2 s round trip (the notes). */
+export const SEGMENT_S = 6;
+
+/** A rendition's files that a start needs, by the names prepare-video gives them. */
+export const RUNG_FILES = {
+  playlist: 'index.m3u8',
+  init: 'init.mp4',
+  first: 'seg00000.m4s',
+} as const;
+
+/**
+ * What the page is told about the published video when the server sends it (index.html is built
+ * once; MEDIA_DIR is a run-time setting): the renditions, lowest first, so that a returning
+ * visitor's page asks for the first segment at once, beside hls.js, instead of after the
+ * master and a playlist. Null when the server has only the single MP4.
+ */
+export interface MediaInfo {
+  rungs: { dir: string; height: number; peakBandwidth: number }[];
+}
+
+/** The id of the JSON element in index.html that holds it (null as built). */
+export const MEDIA_INFO_ID = 'media-info';

@@ -16,6 +16,7 @@ import {
   VIDEO_SCREEN_TEMPLATE_ID,
   type BootConfig,
 } from '../src/boot/boot-config.ts';
+import { MEDIA_INFO_ID } from '../config/media-layout.ts';
 
 /** Vite's module entry tag in the built index.html. */
 const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;
@@ -104,6 +105,8 @@ export function prerenderPlugin(): Plugin {
           `<div id="root">${screens.login}</div>`,
           `<template id="${VIDEO_SCREEN_TEMPLATE_ID}">${screens.video}</template>`,
           `<script type="application/json" id="${BOOT_CONFIG_ID}">${json(boot)}</script>`,
+          // The server writes what it has published here (server/routes/site.ts).
+          `<script type="application/json" id="${MEDIA_INFO_ID}">null</script>`,
           `<script>${script}</script>`,
         ].join('\n    ');
         if (!html.includes('<div id="root"></div>'))

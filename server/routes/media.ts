@@ -1,77 +1,20 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import {
+  compressedText,
+  fileVersion,
+  preferredEncoding,
+  sendCompressed,
+} from '../compressed-text.js';
 import type { ServerConfig } from '../config.js';
 import { UNAUTHORIZED } from '../errors.js';
 import { PUBLISHED } from '../../config/media-layout.js';
 import { liveSession } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
 import { adaptiveRoutes, renditionHeaders, type SendText } from './adaptive.js';
-
-type Encoding = 'br' | 'gzip';
-
-/** The encoding to send, br before gzip, honouring `q=0`; undefined for identity. */
-export function preferredEncoding(header: string | string[] | undefined): Encoding | undefined {
-  const accepted = new Map<string, number>();
-  for (const part of (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find(Boolean);
-    if (name) accepted.set(name, q === undefined ? 1 : Number(q));
-  }
-  const wildcard = accepted.get('*') ?? 0;
-  return (['br', 'gzip'] as const).find((name) => (accepted.get(name) ?? wildcard) > 0);
-}
-
-interface Compressed {
-  key: string;
-  etag: string;
-  lastModified: string;
-  bodies: Record<Encoding, Buffer>;
-}
-
-/**
- * A text file compressed once per version (size and mtime), kept in memory: the captions are
- * a few kilobytes, asked for on every visit, and not worth compressing on every request.
- */
-function compressedFile(path: string) {
-  let cached: Promise<Compressed> | undefined;
-  let cachedKey = '';
-  return async (): Promise<Compressed> => {
-    const stats = await stat(path);
-    const key = `${stats.size.toString(16)}-${stats.mtimeMs.toString(16)}`;
-    if (!cached || cachedKey !== key) {
-      cachedKey = key;
-      cached = (async () => {
-        const body = await readFile(path);
-        const [br, gz] = await Promise.all([
-          promisify(brotliCompress)(body, {
-            params: {
-              [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
-              [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-            },
-          }),
-          promisify(gzip)(body, { level: 9 }),
-        ]);
-        return {
-          key,
-          etag: `W/"${key}`,
-          lastModified: stats.mtime.toUTCString(),
-          bodies: { br, gzip: gz },
-        };
-      })();
-      // A failed read (file replaced mid-way) is not remembered.
-      cached.catch(() => {
-        if (cachedKey === key) cached = undefined;
-      });
-    }
-    return cached;
-  };
-}
 
 /**
  * The video, its captions and its poster, only for a live server-side session.
@@ -132,28 +75,24 @@ export async function mediaRoutes(
     );
   }
 
-  // Text (captions, playlists): compressed when the browser accepts it, each encoding with its
-  // own ETag so that a 304 never confirms another encoding's bytes.
-  const compressed = new Map<string, ReturnType<typeof compressedFile>>();
+  // Text (captions, playlists): compressed when the browser accepts it (compressed-text.ts).
+  const compressed = new Map<string, ReturnType<typeof compressedText>>();
   const sendText: SendText = async (request, reply, path, type) => {
     reply.header('vary', 'Accept-Encoding');
     const encoding = preferredEncoding(request.headers['accept-encoding']);
-    const read = compressed.get(path) ?? compressedFile(path);
+    const read =
+      compressed.get(path) ??
+      compressedText(
+        () => fileVersion(path),
+        () => readFile(path),
+      );
     const file = encoding ? await read().catch(() => undefined) : undefined;
     // Only files that exist are remembered: asking for missing names grows nothing.
     if (file) compressed.set(path, read);
     // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
     if (!encoding || !file) return reply.sendFile(basename(path), dirname(path));
-    const etag = `${file.etag}-${encoding}"`;
-    reply
-      .header('cache-control', 'private, no-cache')
-      .header('content-type', type)
-      .header('etag', etag)
-      .header('last-modified', file.lastModified);
-    const ifNoneMatch = request.headers['if-none-match'];
-    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
-      return reply.code(304).send();
-    return reply.header('content-encoding', encoding).send(file.bodies[encoding]);
+    reply.header('cache-control', 'private, no-cache').header('content-type', type);
+    return sendCompressed(request, reply, file, encoding);
   };
   // The captions and the chapters. A video published without chapters has none: 204, as the
   // master without MEDIA_DIR (a 404 would log an error in every visitor's console).

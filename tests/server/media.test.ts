@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { preferredEncoding } from '../../server/routes/media.js';
+import { preferredEncoding } from '../../server/compressed-text.js';
 import { MemorySessionStore } from '../../server/sessions.js';
 import {
   REPO,

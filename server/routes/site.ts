@@ -1,10 +1,19 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { PUBLISHED } from '../../config/media-layout.js';
 import { SCREEN_PATHS } from '../../config/paths.js';
+import {
+  compressedText,
+  fileVersion,
+  preferredEncoding,
+  sendCompressed,
+  type TextVersion,
+} from '../compressed-text.js';
 import type { ServerConfig } from '../config.js';
 import { apiError, errorHandler } from '../errors.js';
+import { parseMediaInfo, withMediaInfo } from '../media-info.js';
 import { pageCsp } from '../security.js';
 
 /** Vite names everything under assets/ by content hash: a new build means new names. */
@@ -14,6 +23,9 @@ const REVALIDATE = 'no-cache';
 
 /** Crawlers ask at the origin's root, whatever the base path; the API is not for them. */
 const ROBOTS = 'User-agent: *\nDisallow: /api/\n';
+
+/** Far more than a real media.json (a few hundred bytes): a bigger file is not one. */
+const MAX_MANIFEST_BYTES = 64 * 1024;
 
 const NOT_BUILT = apiError(
   'site_not_built',
@@ -56,14 +68,61 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
     },
   });
 
+  // index.html is built once; what MEDIA_DIR holds is known only now. The page is made (and
+  // compressed) again only when index.html or media.json changes.
+  const manifestFile = config.mediaDir ? join(config.mediaDir, PUBLISHED.manifest) : undefined;
+  const pageVersion = async (): Promise<TextVersion> => {
+    const index = await fileVersion(indexFile);
+    if (!manifestFile) return index;
+    const manifest = await fileVersion(manifestFile).catch(() => undefined);
+    return {
+      key: `${index.key}-${manifest?.key ?? 'none'}`,
+      mtime: manifest && manifest.mtime > index.mtime ? manifest.mtime : index.mtime,
+    };
+  };
+  const readMediaInfo = async () => {
+    if (!manifestFile) return null;
+    const info = await stat(manifestFile)
+      .then((stats) => (stats.size <= MAX_MANIFEST_BYTES ? readFile(manifestFile, 'utf8') : ''))
+      .then(parseMediaInfo, () => null);
+    // The page still plays: the single MP4 (the fallback) from the video routes.
+    if (!info)
+      app.log.warn(
+        { file: manifestFile },
+        'media.json is missing or not a publish of prepare-video: the page plays the fallback MP4',
+      );
+    return info;
+  };
+  const pageText = compressedText(pageVersion, async () => {
+    const [html, info] = await Promise.all([readFile(indexFile, 'utf8'), readMediaInfo()]);
+    return withMediaInfo(html, info);
+  });
+
+  // Made before the first visitor asks (brotli at its best costs ~15 ms on the real page), and a
+  // broken media.json is reported at start. Without a build there is nothing to make yet.
+  app.addHook('onReady', async () => {
+    await pageText().catch(() => undefined);
+  });
+
   const csp = pageCsp(config);
-  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const built = await stat(indexFile).then(
       (stats) => stats.isFile(),
       () => false,
     );
-    if (!built) return reply.code(503).header('cache-control', 'no-store').send(NOT_BUILT);
-    return reply.header('content-security-policy', await csp()).sendFile('index.html');
+    // index.html removed between the two reads (a build under way) is not built either.
+    const text = built ? await pageText().catch(() => undefined) : undefined;
+    if (!text) return reply.code(503).header('cache-control', 'no-store').send(NOT_BUILT);
+    return sendCompressed(
+      request,
+      reply
+        .header('content-security-policy', await csp())
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('cache-control', REVALIDATE)
+        .header('vary', 'Accept-Encoding'),
+      text,
+      preferredEncoding(request.headers['accept-encoding']),
+    );
   };
   app.get(loginPath, page);
   app.get(`${base}${SCREEN_PATHS.video}`, page);

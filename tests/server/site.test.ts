@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
-import { rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectNoLeak, fakeDist, listen, rawRequest, testServer } from './helpers.js';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { withMediaInfo } from '../../server/media-info.js';
+import { expectNoLeak, fakeDist, listen, logCapture, rawRequest, testServer } from './helpers.js';
 
 const CSP =
   "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;media-src 'self' blob:;" +
@@ -288,5 +291,272 @@ describe('without a build', () => {
     expect((await app.inject({ url: '/capacitacion/assets/x.js' })).headers.location).toBe(LOGIN);
     expect((await app.inject({ url: '/api/video' })).statusCode).toBe(401);
     await app.close();
+  });
+});
+
+describe('the page tells the player what MEDIA_DIR has published', () => {
+  const PLACEHOLDER = '<script type="application/json" id="media-info">null</script>';
+  const BOOT = 'document.title=`boot`;';
+  // Long enough that both encodings are worth sending, like the real page (14 kB).
+  const INDEX =
+    `<!doctype html><html lang="es"><head></head><body><div id="root">${'<p>Bolsa</p>'.repeat(200)}</div>\n` +
+    `${PLACEHOLDER}\n<script>${BOOT}</script></body></html>`;
+  // As prepare-video writes it: highest first, with fields the page does not need.
+  const rung = (dir: string, width: number, height: number, peakBandwidth: number) => ({
+    dir,
+    width,
+    height,
+    averageBandwidth: Math.round(peakBandwidth * 0.8),
+    peakBandwidth,
+    codecs: 'avc1.64001f,mp4a.40.2',
+    bytes: 123_456,
+  });
+  const MANIFEST = {
+    id: 'k3f9a1c2',
+    source: 'camara.mov',
+    durationS: 8,
+    frameRate: 30,
+    rungs: [
+      rung('k3f9a1c2-720p', 1280, 720, 2_400_000),
+      rung('k3f9a1c2-360p', 640, 360, 640_000),
+      rung('k3f9a1c2-144p', 256, 144, 98_000),
+    ],
+    fallback: { rung: 'k3f9a1c2-360p', bytes: 1_000_000 },
+    captions: 'stub',
+    chapters: 0,
+  };
+  const EXPECTED = {
+    rungs: [
+      { dir: 'k3f9a1c2-144p', height: 144, peakBandwidth: 98_000 },
+      { dir: 'k3f9a1c2-360p', height: 360, peakBandwidth: 640_000 },
+      { dir: 'k3f9a1c2-720p', height: 720, peakBandwidth: 2_400_000 },
+    ],
+  };
+  const mediaInfoOf = (html: string): unknown => {
+    const text = /<script type="application\/json" id="media-info">(.*?)<\/script>/.exec(html)?.[1];
+    if (text === undefined) throw new Error('no media-info element in the page');
+    return JSON.parse(text);
+  };
+
+  let dist: string;
+  let media: string;
+  const manifestFile = () => join(media, 'media.json');
+  /** Writes media.json with an mtime of its own, as a new publish would. */
+  let published = 0;
+  const publish = (text: string) => {
+    writeFileSync(manifestFile(), text);
+    const when = new Date(Date.UTC(2026, 0, 1) + ++published * 60_000);
+    utimesSync(manifestFile(), when, when);
+  };
+  beforeEach(() => {
+    dist = fakeDist();
+    writeFileSync(join(dist, 'index.html'), INDEX);
+    media = mkdtempSync(join(tmpdir(), 'media-'));
+    writeFileSync(join(media, 'master.m3u8'), '#EXTM3U\n');
+    publish(JSON.stringify(MANIFEST, null, 2));
+  });
+  afterEach(() => {
+    rmSync(dist, { recursive: true, force: true });
+    rmSync(media, { recursive: true, force: true });
+  });
+
+  it.each([LOGIN, '/capacitacion/VideoPlayer'])(
+    '%s carries the renditions lowest first, the rest of the page as built',
+    async (path) => {
+      const app = await testServer({ DIST_DIR: dist, MEDIA_DIR: media });
+      const res = await app.inject({ url: path });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(mediaInfoOf(res.body)).toEqual(EXPECTED);
+      expect(res.body).toBe(
+        INDEX.replace(PLACEHOLDER, () => PLACEHOLDER.replace('null', JSON.stringify(EXPECTED))),
+      );
+      await app.close();
+    },
+  );
+
+  it('names a portrait rendition by its short side, as the quality menu does', async () => {
+    publish(JSON.stringify({ rungs: [rung('k3f9a1c2-360p', 360, 640, 700_000)] }));
+    const app = await testServer({ DIST_DIR: dist, MEDIA_DIR: media });
+    expect(mediaInfoOf((await app.inject({ url: LOGIN })).body)).toEqual({
+      rungs: [{ dir: 'k3f9a1c2-360p', height: 360, peakBandwidth: 700_000 }],
+    });
+    await app.close();
+  });
+
+  it('leaves the page as built without MEDIA_DIR', async () => {
+    const app = await testServer({ DIST_DIR: dist });
+    const res = await app.inject({ url: LOGIN });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe(INDEX);
+    expect(mediaInfoOf(res.body)).toBeNull();
+    await app.close();
+  });
+
+  it('keeps the CSP of the page as built: the element is data, its boot script is allowed', async () => {
+    const sha256 = createHash('sha256').update(BOOT, 'utf8').digest('base64');
+    const cspOf = async (env: Record<string, string>) => {
+      const app = await testServer({ DIST_DIR: dist, ...env });
+      const csp = (await app.inject({ url: LOGIN })).headers['content-security-policy'];
+      await app.close();
+      return csp;
+    };
+    const csp = await cspOf({ MEDIA_DIR: media });
+    expect(csp).toBe(await cspOf({}));
+    expect(csp).toBe(CSP.replace("script-src 'self'", `script-src 'self' 'sha256-${sha256}'`));
+  });
+
+  it.each([
+    ['not JSON', '{"rungs": ['],
+    ['null', 'null'],
+    ['no rungs', JSON.stringify({ ...MANIFEST, rungs: [] })],
+    ['a folder outside MEDIA_DIR', JSON.stringify({ rungs: [rung('../x', 640, 360, 640_000)] })],
+    [
+      'a folder that prepare-video never names',
+      JSON.stringify({ rungs: [rung('k3f9a1c2-360p/../../x', 640, 360, 640_000)] }),
+    ],
+    ['a negative bandwidth', JSON.stringify({ rungs: [rung('k3f9a1c2-360p', 640, 360, -5)] })],
+    ['a zero height', JSON.stringify({ rungs: [rung('k3f9a1c2-360p', 640, 0, 640_000)] })],
+    ['a fractional width', JSON.stringify({ rungs: [rung('k3f9a1c2-360p', 640.5, 360, 1)] })],
+    [
+      'a bandwidth as text',
+      JSON.stringify({ rungs: [{ ...rung('k3f9a1c2-360p', 640, 360, 1), peakBandwidth: '1' }] }),
+    ],
+    ['the same folder twice', JSON.stringify({ rungs: [MANIFEST.rungs[1], MANIFEST.rungs[1]] })],
+    ['a thousand rungs', JSON.stringify({ rungs: Array(1000).fill(MANIFEST.rungs[1]) })],
+  ])('serves the page without media info, and warns once, for %s', async (_name, text) => {
+    publish(text);
+    const log = logCapture();
+    const app = await testServer(
+      { DIST_DIR: dist, MEDIA_DIR: media, LOG_LEVEL: 'warn' },
+      { logStream: log.stream },
+    );
+    for (const url of [LOGIN, '/capacitacion/VideoPlayer', LOGIN]) {
+      const res = await app.inject({ url, headers: { 'accept-encoding': 'br' } });
+      expect(res.statusCode, url).toBe(200);
+      expect(mediaInfoOf(brotliDecompressSync(res.rawPayload).toString())).toBeNull();
+    }
+    const warnings = log.lines.filter((line) => line.includes('media.json'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!).level).toBe(40);
+    await app.close();
+  });
+
+  it('serves the page without media info when media.json is missing, and again when it comes', async () => {
+    rmSync(manifestFile());
+    const app = await testServer({ DIST_DIR: dist, MEDIA_DIR: media });
+    expect(mediaInfoOf((await app.inject({ url: LOGIN })).body)).toBeNull();
+    publish(JSON.stringify(MANIFEST));
+    expect(mediaInfoOf((await app.inject({ url: LOGIN })).body)).toEqual(EXPECTED);
+    await app.close();
+  });
+
+  it('follows a new publish, and a new build, with new ETags', async () => {
+    const app = await testServer({ DIST_DIR: dist, MEDIA_DIR: media });
+    const first = await app.inject({ url: LOGIN });
+    expect((await app.inject({ url: LOGIN })).headers.etag).toBe(first.headers.etag);
+
+    publish(JSON.stringify({ rungs: [rung('a1b2c3d4-240p', 426, 240, 300_000)] }));
+    const republished = await app.inject({ url: LOGIN });
+    expect(mediaInfoOf(republished.body)).toEqual({
+      rungs: [{ dir: 'a1b2c3d4-240p', height: 240, peakBandwidth: 300_000 }],
+    });
+    expect(republished.headers.etag).not.toBe(first.headers.etag);
+
+    const rebuilt = INDEX.replace('<head>', '<head><meta name="x">');
+    writeFileSync(join(dist, 'index.html'), rebuilt);
+    utimesSync(join(dist, 'index.html'), new Date(), new Date(Date.now() + 5_000));
+    const res = await app.inject({ url: LOGIN });
+    expect(res.body).toContain('<meta name="x">');
+    expect(mediaInfoOf(res.body)).toEqual(mediaInfoOf(republished.body));
+    expect(res.headers.etag).not.toBe(republished.headers.etag);
+    await app.close();
+  });
+
+  describe('through a real port', () => {
+    let app: FastifyInstance;
+    let base: string;
+    beforeEach(async () => {
+      app = await testServer({ DIST_DIR: dist, MEDIA_DIR: media });
+      base = await listen(app);
+    });
+    afterEach(() => app.close());
+
+    it('sends the same page in brotli, gzip and identity, each with its ETag', async () => {
+      const identity = await rawRequest(base, LOGIN);
+      expect(mediaInfoOf(identity.body.toString())).toEqual(EXPECTED);
+      expect(identity.headers['content-encoding']).toBeUndefined();
+      const decode = { br: brotliDecompressSync, gzip: gunzipSync };
+      const etags = new Set([identity.headers.etag]);
+      for (const encoding of ['br', 'gzip'] as const) {
+        const res = await rawRequest(base, LOGIN, {
+          headers: { 'accept-encoding': encoding === 'br' ? 'gzip, deflate, br' : 'gzip' },
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers['content-encoding']).toBe(encoding);
+        expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(res.headers['cache-control']).toBe('no-cache');
+        expect(res.headers.vary).toMatch(/accept-encoding/i);
+        expect(res.body.length).toBeLessThan(identity.body.length / 4);
+        expect(decode[encoding](res.body).equals(identity.body)).toBe(true);
+        etags.add(res.headers.etag);
+      }
+      expect(etags.size).toBe(3);
+    });
+
+    it('answers a revalidation with 304 for the same encoding only', async () => {
+      const headers = { 'accept-encoding': 'br' };
+      // Last-Modified is the later of the two sources: the build, then a newer publish.
+      const built = await rawRequest(base, LOGIN, { headers });
+      expect(built.headers['last-modified']).toBe(
+        statSync(join(dist, 'index.html')).mtime.toUTCString(),
+      );
+      const later = new Date(Date.now() + 3_600_000);
+      utimesSync(manifestFile(), later, later);
+      const first = await rawRequest(base, LOGIN, { headers });
+      expect(first.headers['last-modified']).toBe(later.toUTCString());
+
+      const etag = first.headers.etag as string;
+      const again = await rawRequest(base, LOGIN, {
+        headers: { ...headers, 'if-none-match': etag },
+      });
+      expect(again.status).toBe(304);
+      expect(again.body).toHaveLength(0);
+      expect(again.headers.etag).toBe(etag);
+      expect(again.headers['content-security-policy']).toBe(
+        first.headers['content-security-policy'],
+      );
+      const gzip = await rawRequest(base, LOGIN, {
+        headers: { 'accept-encoding': 'gzip', 'if-none-match': etag },
+      });
+      expect(gzip.status).toBe(200);
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+    });
+
+    it('answers HEAD with the headers and no body', async () => {
+      for (const encoding of ['', 'br']) {
+        const res = await rawRequest(base, '/capacitacion/VideoPlayer', {
+          method: 'HEAD',
+          headers: { 'accept-encoding': encoding },
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(res.headers.etag).toMatch(/^W\//);
+        expect(res.body).toHaveLength(0);
+      }
+    });
+  });
+});
+
+describe('the media-info element', () => {
+  it('escapes < so that no value can end the element', () => {
+    const html = withMediaInfo(
+      '<body><script type="application/json" id="media-info">null</script></body>',
+      { rungs: [{ dir: '</script><script>alert(1)</script>', height: 1, peakBandwidth: 1 }] },
+    );
+    expect(html).not.toContain('</script><script>alert');
+    expect(html).toContain('\\u003c/script>\\u003cscript>alert(1)\\u003c/script>');
+    expect(html.match(/<\/script>/g)).toHaveLength(1);
   });
 });

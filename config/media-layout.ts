@@ -20,12 +20,15 @@ export const RUNG_FILE_PATTERN = /^(index\.m3u8|init\.mp4|seg\d{5}\.m4s)$/;
 /** Each segment's length in seconds: 6 s carries 267 kbit/s over a 2 s round trip (the notes). */
 export const SEGMENT_S = 6;
 
-/** A rendition's files that a start needs, by the names prepare-video gives them. */
+/** A rendition's files, by the names prepare-video gives them (ffmpeg's pattern for segments). */
 export const RUNG_FILES = {
   playlist: 'index.m3u8',
   init: 'init.mp4',
-  first: 'seg00000.m4s',
+  segments: 'seg%05d.m4s',
 } as const;
+
+/** The name of a rendition's segment `index` (from 0), as ffmpeg writes RUNG_FILES.segments. */
+export const segmentName = (index: number) => `seg${String(index).padStart(5, '0')}.m4s`;
 
 /**
  * What the page is told about the published video when the server sends it (index.html is built
@@ -37,5 +40,8 @@ export interface MediaInfo {
   rungs: { dir: string; height: number; peakBandwidth: number }[];
 }
 
-/** The id of the JSON element in index.html that holds it (null as built). */
+/** The id of the JSON element in index.html that holds it. */
 export const MEDIA_INFO_ID = 'media-info';
+
+/** That element as the build writes it (scripts/prerender.ts) and the server fills it. */
+export const MEDIA_INFO_ELEMENT = `<script type="application/json" id="${MEDIA_INFO_ID}">null</script>`;

@@ -413,6 +413,8 @@ export interface ClientConfig {
   username: string;
   apiUrl: string;
   videoUrl: string;
+  /** The published ladder's master playlist (MEDIA_DIR); the server answers it. */
+  masterUrl: string;
   captionsUrl: string;
   /** The chapters track, gated like the captions. */
   chaptersUrl: string;
@@ -431,6 +433,7 @@ export function clientConfig(env: Env): ClientConfig {
     username: s.SHARED_USERNAME,
     apiUrl: s.API_URL,
     videoUrl: s.VIDEO_URL || `${s.API_URL}/api/video`,
+    masterUrl: `${s.API_URL}/api/video/hls/master.m3u8`,
     captionsUrl: s.CAPTIONS_URL || `${s.API_URL}/api/video/captions.vtt`,
     chaptersUrl: `${s.API_URL}/api/video/chapters.vtt`,
     posterUrl: `${s.API_URL}/api/video/poster.jpg`,

@@ -16,7 +16,7 @@ import {
   VIDEO_SCREEN_TEMPLATE_ID,
   type BootConfig,
 } from '../src/boot/boot-config.ts';
-import { MEDIA_INFO_ID } from '../config/media-layout.ts';
+import { MEDIA_INFO_ELEMENT } from '../config/media-layout.ts';
 
 /** Vite's module entry tag in the built index.html. */
 const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;
@@ -46,10 +46,14 @@ async function renderScreens(shared: Shared) {
 }
 
 /** The boot script as the page runs it: src/boot/boot.ts bundled, minified, one IIFE. */
-export async function bootScript(shared: Pick<Shared, 'root' | 'mode'>): Promise<string> {
+export async function bootScript(
+  shared: Pick<Shared, 'root' | 'mode' | 'define'>,
+): Promise<string> {
   const output = (await build({
     root: shared.root,
     mode: shared.mode,
+    // The app's config (src/config.ts), as the app gets it.
+    define: shared.define,
     configFile: false,
     logLevel: 'warn',
     build: {
@@ -84,12 +88,17 @@ export function prerenderPlugin(): Plugin {
       order: 'post',
       async handler(html, { bundle }) {
         const files = Object.values(bundle ?? {});
-        const screen = files.find(
-          (file) => file.type === 'chunk' && file.name === 'video-player-screen',
-        );
+        const chunk = (name: string) =>
+          files.find(
+            (file): file is Rollup.OutputChunk => file.type === 'chunk' && file.name === name,
+          );
+        const screen = chunk('video-player-screen');
+        const adaptive = chunk('adaptive-player');
         const entryTag = ENTRY_TAG.exec(html);
-        if (screen?.type !== 'chunk' || !entryTag?.[1])
-          throw new Error('prerender: the build has no video-player-screen chunk or entry tag');
+        if (!screen || !adaptive || !entryTag?.[1])
+          throw new Error(
+            'prerender: the build has no video-player-screen or adaptive-player chunk, or no entry tag',
+          );
         const entryFile = files.find((file) => file.type === 'chunk' && file.isEntry)?.fileName;
         const [screens, script] = await Promise.all([renderScreens(shared), bootScript(shared)]);
         const boot: BootConfig = {
@@ -98,6 +107,7 @@ export function prerenderPlugin(): Plugin {
           modules: [screen.fileName, ...screen.imports.filter((name) => name !== entryFile)].map(
             (name) => `${shared.base}${name}`,
           ),
+          adaptive: [adaptive.fileName, ...adaptive.imports].map((name) => `${shared.base}${name}`),
           title: screens.videoTitle,
           appWaitMs: APP_WAIT_MS,
         };
@@ -106,7 +116,7 @@ export function prerenderPlugin(): Plugin {
           `<template id="${VIDEO_SCREEN_TEMPLATE_ID}">${screens.video}</template>`,
           `<script type="application/json" id="${BOOT_CONFIG_ID}">${json(boot)}</script>`,
           // The server writes what it has published here (server/routes/site.ts).
-          `<script type="application/json" id="${MEDIA_INFO_ID}">null</script>`,
+          MEDIA_INFO_ELEMENT,
           `<script>${script}</script>`,
         ].join('\n    ');
         if (!html.includes('<div id="root"></div>'))

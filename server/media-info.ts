@@ -1,4 +1,4 @@
-import { MEDIA_INFO_ID, RUNG_DIR_PATTERN, type MediaInfo } from '../config/media-layout.js';
+import { MEDIA_INFO_ELEMENT, RUNG_DIR_PATTERN, type MediaInfo } from '../config/media-layout.js';
 
 /** More than any ladder prepare-video makes (six rungs): a longer list is not its file. */
 const MAX_RUNGS = 16;
@@ -34,12 +34,9 @@ export function parseMediaInfo(text: string): MediaInfo | null {
   return { rungs: parsed.sort((a, b) => a.peakBandwidth - b.peakBandwidth) };
 }
 
-/** The element as the build writes it (scripts/prerender.ts): null, filled when the page is sent. */
-const PLACEHOLDER = `<script type="application/json" id="${MEDIA_INFO_ID}">null</script>`;
-
 /** The page with its media-info element holding `info`; `<` escaped so nothing ends the element. */
 export function withMediaInfo(html: string, info: MediaInfo | null): string {
   if (!info) return html;
   const json = JSON.stringify(info).replace(/</g, '\\u003c');
-  return html.replace(PLACEHOLDER, () => PLACEHOLDER.replace('>null<', `>${json}<`));
+  return html.replace(MEDIA_INFO_ELEMENT, () => MEDIA_INFO_ELEMENT.replace('>null<', `>${json}<`));
 }

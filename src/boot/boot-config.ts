@@ -4,14 +4,20 @@ export interface BootConfig {
   entry: string;
   /** The video screen's chunk and what it imports, preloaded. */
   modules: string[];
+  /** The adaptive player's chunk (hls.js), then what it imports. */
+  adaptive: string[];
   /** The video screen's document title. */
   title: string;
-  /** How long the bundle waits, at most, for the video to know its metadata. */
+  /** How long the bundle waits, at most, for the video's metadata (or first frame, adaptive). */
   appWaitMs: number;
 }
 
-/** On a link so slow that the video's metadata takes longer, the app starts anyway. */
-export const APP_WAIT_MS = 3_000;
+/**
+ * The video's first bytes come first: on Slow 3G, hls.js and the first segment alone take until
+ * about 8 s, and the bundle would share the link with them. The video's own controls work
+ * meanwhile; after this long without the video the app starts anyway.
+ */
+export const APP_WAIT_MS = 10_000;
 
 /** The id of the JSON element that holds them. */
 export const BOOT_CONFIG_ID = 'boot-config';

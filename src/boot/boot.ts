@@ -6,18 +6,21 @@
  * A returning visitor's first view is the video, yet on a slow link the bundle takes seconds,
  * and #root holds the login as the build prerendered it. So with a stored session that the
  * machine will accept (its own check, parseSession), this puts the video screen's prerendered
- * markup (a <template> beside #root) in its place, with the greeting, and starts the screen's
- * chunk. Its <video> starts loading at once; the bundle waits for the video's metadata, because
- * on a slow link it would share the bandwidth and the main thread with the video's first bytes.
- * React then hydrates that very markup, video included. The server answers the video only to
- * a live session cookie.
+ * markup (a <template> beside #root) in its place, with the greeting, and starts its video the
+ * way the Player would (startVideo: the MP4, or hls.js and the first segment together). The
+ * bundle waits for the video's metadata (the MP4) or first frame (adaptive), because on a slow
+ * link it would share the bandwidth and the main thread with the video's first bytes. React
+ * then hydrates that very markup and adopts the video as it plays. The server answers the
+ * video only to a live session cookie.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
+import { readMediaInfo, startVideo } from '../screens/video-player/video-start';
 import { BOOT_CONFIG_ID, VIDEO_SCREEN_TEMPLATE_ID, type BootConfig } from './boot-config';
 
 const boot = JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
 
 let appStarted = false;
+let videoShown = false;
 function startApp() {
   if (appStarted) return;
   appStarted = true;
@@ -26,6 +29,16 @@ function startApp() {
   script.crossOrigin = '';
   script.src = boot.entry;
   document.head.append(script);
+  // Beside the bundle, not before: before the video's first bytes they would share the link.
+  if (videoShown) boot.modules.forEach(preload);
+}
+
+function preload(href: string) {
+  const link = document.createElement('link');
+  link.rel = 'modulepreload';
+  link.href = href;
+  link.crossOrigin = '';
+  document.head.append(link);
 }
 
 function showVideoScreen(greeting: string): boolean {
@@ -38,24 +51,23 @@ function showVideoScreen(greeting: string): boolean {
   if (!button || !video) return false;
   // As text, never as markup: the names come from local storage.
   button.textContent = greeting;
-  video.addEventListener('loadedmetadata', startApp);
-  const failed = () => {
-    video.failedBeforeApp = true;
-    startApp();
-  };
-  // With <source>, a failed load is reported on the source, not on the video.
-  video.querySelector('source')?.addEventListener('error', failed);
-  video.addEventListener('error', failed);
-  setTimeout(startApp, boot.appWaitMs);
   root.replaceChildren(screen);
   document.title = boot.title;
-  for (const href of boot.modules) {
-    const link = document.createElement('link');
-    link.rel = 'modulepreload';
-    link.href = href;
-    link.crossOrigin = '';
-    document.head.append(link);
-  }
+  videoShown = true;
+
+  const info = readMediaInfo();
+  video.addEventListener(info ? 'loadeddata' : 'loadedmetadata', startApp);
+  video.addEventListener('error', () => {
+    video.failedBeforeApp = true;
+    startApp();
+  });
+  setTimeout(startApp, boot.appWaitMs);
+  if (info) boot.adaptive.forEach(preload);
+  void startVideo(video, {
+    info,
+    storage: localStorage,
+    loadAdaptive: () => import(/* @vite-ignore */ boot.adaptive[0]!),
+  });
   return true;
 }
 

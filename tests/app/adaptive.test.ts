@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { MEDIA_INFO_ID } from '../../config/media-layout';
+import { memoryStorage } from '../../machines/session';
 import {
   DEFAULT_CHOICE,
   dataSaverCap,
   levelsFor,
   parseChoice,
+  readEstimate,
   serializeChoice,
+  startRung,
+  type QualityChoice,
   type Rendition,
-} from '../../src/screens/video-player/adaptive';
+} from '../../src/screens/video-player/quality';
+import { readMediaInfo } from '../../src/screens/video-player/video-start';
 
 /** hls.js sorts its levels from the lowest up. */
 const LADDER: Rendition[] = [144, 240, 360, 480, 720].map((height, index) => ({
@@ -75,5 +81,82 @@ describe('what a choice asks of hls.js', () => {
   it('data saver on a ladder with nothing at 240p or less: the lowest rendition', () => {
     const big = LADDER.slice(2).map((r, index) => ({ ...r, index }));
     expect(dataSaverCap(big)).toBe(0);
+  });
+});
+
+describe('the rendition a start asks for first', () => {
+  // The bench's ladder (peak bandwidths as prepare-video measured them), lowest first.
+  const RUNGS = [
+    { dir: 'abcd1234-144p', height: 144, peakBandwidth: 105_000 },
+    { dir: 'abcd1234-240p', height: 240, peakBandwidth: 232_000 },
+    { dir: 'abcd1234-360p', height: 360, peakBandwidth: 632_000 },
+    { dir: 'abcd1234-480p', height: 480, peakBandwidth: 1_020_000 },
+    { dir: 'abcd1234-720p', height: 720, peakBandwidth: 2_335_000 },
+  ];
+  const auto = DEFAULT_CHOICE;
+  const start = (estimate: number, choice: QualityChoice = auto) =>
+    startRung(RUNGS, choice, estimate).height;
+
+  it('is the highest whose first segment comes within a second at the estimated speed', () => {
+    // Slow 3G, Fast 3G as Chromium reports them, a 4G link, a fast Wi-Fi.
+    expect(start(400_000)).toBe(144);
+    expect(start(1_250_000)).toBe(144);
+    expect(start(1_400_000)).toBe(240);
+    expect(start(10_000_000)).toBe(480);
+    expect(start(20_000_000)).toBe(720);
+  });
+
+  it('is the lowest when even that one is slower', () => {
+    expect(start(60_000)).toBe(144);
+  });
+
+  it("is the visitor's fixed rendition, within the data saver's cap", () => {
+    expect(start(400_000, { quality: 720, dataSaver: false })).toBe(720);
+    expect(start(20_000_000, { quality: 720, dataSaver: true })).toBe(240);
+    expect(start(20_000_000, { quality: 'auto', dataSaver: true })).toBe(240);
+    expect(start(400_000, { quality: 1080, dataSaver: false })).toBe(144);
+  });
+});
+
+describe("the link's speed a start assumes", () => {
+  it("is this device's last measurement, else the browser's hint, else hls.js's default", () => {
+    expect(
+      readEstimate(memoryStorage({ videoBandwidthEstimate: '800000' }), { downlink: 10 }),
+    ).toBe(800_000);
+    expect(readEstimate(memoryStorage(), { downlink: 1.25 })).toBe(1_250_000);
+    expect(readEstimate(memoryStorage())).toBe(500_000);
+    expect(readEstimate(memoryStorage(), { downlink: 0 })).toBe(500_000);
+  });
+
+  it.each(['abc', '-5', '10', 'Infinity', '1e12'])('ignores a stored %j', (stored) => {
+    expect(readEstimate(memoryStorage({ videoBandwidthEstimate: stored }), { downlink: 2 })).toBe(
+      2_000_000,
+    );
+  });
+});
+
+describe('what the server wrote into the page about the published video', () => {
+  const page = (json: string) => {
+    const doc = document.implementation.createHTMLDocument();
+    doc.body.innerHTML = `<script type="application/json" id="${MEDIA_INFO_ID}">${json}</script>`;
+    return doc;
+  };
+  const rung = { dir: 'abcd1234-144p', height: 144, peakBandwidth: 105_000 };
+
+  it('is read when it is a ladder', () => {
+    expect(readMediaInfo(page(JSON.stringify({ rungs: [rung] })))).toEqual({ rungs: [rung] });
+  });
+
+  it.each([
+    ['the single MP4', 'null'],
+    ['no element', undefined],
+    ['broken JSON', '{"rungs":['],
+    ['no rungs', '{"rungs":[]}'],
+    ['a folder outside the publish', JSON.stringify({ rungs: [{ ...rung, dir: '../x' }] })],
+    ['a height that is no number', JSON.stringify({ rungs: [{ ...rung, height: '144' }] })],
+    ['a negative bandwidth', JSON.stringify({ rungs: [{ ...rung, peakBandwidth: -1 }] })],
+  ])('is null for %s: the page plays the MP4', (_, json) => {
+    const doc = json === undefined ? document.implementation.createHTMLDocument() : page(json);
+    expect(readMediaInfo(doc)).toBeNull();
   });
 });

@@ -6,12 +6,14 @@
 import { act } from '@testing-library/react';
 import type { Root } from 'react-dom/client';
 import { inject, onTestFinished } from 'vitest';
+import { MEDIA_INFO_ELEMENT } from '../../config/media-layout';
 import { createQueryClient } from '../../src/api/signin';
 import { APP_WAIT_MS, type BootConfig } from '../../src/boot/boot-config';
 import type { AppChunks } from '../../src/chunks';
 import { startApp } from '../../src/start';
 
 export const SCREEN_MODULE = '/capacitacion/assets/video-player-screen-test.js';
+const ADAPTIVE_MODULE = '/capacitacion/assets/adaptive-player-test.js';
 const APP_ENTRY = '/capacitacion/assets/index-test.js';
 
 /** The app's entry as the boot starts it: a module script in <head>. */
@@ -30,6 +32,7 @@ export async function openIndexHtml(route: string, seed: string | null): Promise
   const boot: BootConfig = {
     entry: APP_ENTRY,
     modules: [SCREEN_MODULE],
+    adaptive: [ADAPTIVE_MODULE],
     title: videoTitle,
     appWaitMs: APP_WAIT_MS,
   };
@@ -37,6 +40,7 @@ export async function openIndexHtml(route: string, seed: string | null): Promise
     `<div id="root">${login}</div>`,
     `<template id="video-screen">${video}</template>`,
     `<script type="application/json" id="boot-config">${JSON.stringify(boot)}</script>`,
+    MEDIA_INFO_ELEMENT,
   ].join('');
   onTestFinished(() => {
     document.body.replaceChildren();

@@ -5,7 +5,7 @@ import { QualityMenu } from './quality-menu';
 import { useAdaptiveSource } from './use-adaptive-source';
 import { useKeyboardShortcuts } from './use-keyboard-shortcuts';
 import type { VideoRef } from './use-player-video';
-import { positionKey, useResumePosition } from './use-resume-position';
+import { useResumePosition } from './use-resume-position';
 import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
 
 const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
@@ -13,7 +13,7 @@ const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 /** The video with its controls, captions and problems; the screen holds its ref (the panels follow it). */
 export function Player({ videoRef }: { videoRef: VideoRef }) {
   const [storage] = useState(() => resilientStorage());
-  useResumePosition(videoRef, positionKey(config.videoUrl), storage);
+  useResumePosition(videoRef, config.videoUrl, storage);
   useKeyboardShortcuts(videoRef);
   const { failed, unavailable, clear, onMediaError, onPlay } = useVideoProblem(videoRef);
   const adaptive = useAdaptiveSource(videoRef, storage, () => void onMediaError());
@@ -34,7 +34,8 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
   return (
     <div className="player">
       <div className="player__slot">
-        {/* With <source>, a failed load is reported on the source, not on the video. */}
+        {/* Its source is set by startVideo (video-start.ts), maybe by the boot script before
+            React hydrates this element: the src React did not render is expected. */}
         <video
           ref={videoRef}
           className="player__video"
@@ -43,10 +44,10 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
           preload="metadata"
           poster={config.posterUrl}
           aria-label="Video de la capacitación"
+          suppressHydrationWarning
           onError={() => void onMediaError()}
           onPlay={() => void onPlay()}
         >
-          <source src={config.videoUrl} type="video/mp4" onError={() => void onMediaError()} />
           <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
         </video>
       </div>

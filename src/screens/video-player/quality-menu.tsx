@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { DATA_SAVER_HEIGHT, megabytesPer10Min } from './adaptive';
+import { DATA_SAVER_HEIGHT, megabytesPer10Min } from './quality';
 import type { AdaptiveSource } from './use-adaptive-source';
 
 /**

@@ -1,17 +1,9 @@
 import { useEffect, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
+import { readPosition, savePosition } from './resume-position';
 
-/** Under this, the visitor has barely started: start from the beginning next time. */
-const MIN_RESUME_S = 5;
 /** timeupdate fires about four times a second; storage needs far fewer writes. */
 const SAVE_EVERY_MS = 5_000;
-
-export const positionKey = (videoUrl: string) => `videoPosition:${videoUrl}`;
-
-function readPosition(raw: string | null): number | null {
-  const seconds = raw === null ? NaN : Number(raw);
-  return Number.isFinite(seconds) && seconds >= MIN_RESUME_S ? seconds : null;
-}
 
 /**
  * Remembers where the visitor stopped, per video, in this browser: restored when the video's
@@ -20,7 +12,7 @@ function readPosition(raw: string | null): number | null {
  */
 export function useResumePosition(
   videoRef: RefObject<HTMLVideoElement | null>,
-  key: string,
+  videoUrl: string,
   storage: SessionStorage,
 ) {
   useEffect(() => {
@@ -31,21 +23,19 @@ export function useResumePosition(
     const restore = () => {
       // Started before the app arrived (index.html's shell plays natively): the visitor chose.
       if (!video.paused || video.currentTime > 0) return;
-      const seconds = readPosition(storage.getItem(key));
+      const seconds = readPosition(storage, videoUrl);
       const { duration } = video;
       if (seconds === null || (Number.isFinite(duration) && seconds >= duration)) return;
       video.currentTime = seconds;
     };
     const save = () => {
       lastSaveMs = Date.now();
-      const seconds = video.currentTime;
-      if (video.ended || !(seconds >= MIN_RESUME_S)) storage.removeItem(key);
-      else storage.setItem(key, seconds.toFixed(1));
+      savePosition(storage, videoUrl, video.currentTime, video.ended);
     };
     const saveNowAndThen = () => {
       if (Date.now() - lastSaveMs >= SAVE_EVERY_MS) save();
     };
-    const forget = () => storage.removeItem(key);
+    const forget = () => savePosition(storage, videoUrl, 0, true);
 
     if (video.readyState >= HTMLMediaElement.HAVE_METADATA) restore();
     video.addEventListener('loadedmetadata', restore);
@@ -62,5 +52,5 @@ export function useResumePosition(
       // Leaving the screen (logout, expiry) is one more place where the visitor stops.
       if (video.currentTime > 0) save();
     };
-  }, [videoRef, key, storage]);
+  }, [videoRef, videoUrl, storage]);
 }

@@ -1,0 +1,235 @@
+/**
+ * The adaptive video: hls.js (the light build) on the player's <video>, in its own chunk so that
+ * its ~100 KB are never part of the login's bytes. video-start.ts loads it (from the boot script
+ * or the Player) and hands it the requests it already made. hls.js does all the adaptive work;
+ * this file tunes it for slow links and cheap phones, applies the levels the visitor's choice
+ * asks for and reports what plays. It imports nothing of the app's (types aside): the boot
+ * script loads it before the app's bundle, which it must not pull in.
+ */
+import Hls, {
+  Events,
+  type HlsConfig,
+  type Loader,
+  type LoaderCallbacks,
+  type LoaderConfiguration,
+  type LoaderContext,
+} from 'hls.js/light';
+import type { Levels, Rendition } from './quality';
+import type { EarlyRequests } from './video-start';
+
+/** What the quality menu shows. */
+export interface AdaptiveState {
+  /** hls.js's levels, once it has the master. */
+  renditions: Rendition[] | null;
+  /** The height of the rendition on screen, null before the first. */
+  playingHeight: number | null;
+  /** A request was refused with 401: the session ended elsewhere (the Player checks and acts). */
+  refused: boolean;
+}
+
+export interface AdaptivePlayer {
+  state(): AdaptiveState;
+  /** Calls `listener` on every change; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+  /** The visitor's choice, applied at once (a chosen rendition replaces what is buffered). */
+  apply(levels: Levels): void;
+  destroy(): void;
+}
+
+export interface AttachOptions {
+  video: HTMLVideoElement;
+  masterUrl: string;
+  /** The fall-back MP4, played when hls.js gives up. */
+  videoUrl: string;
+  /** The requests video-start.ts made already, by URL. */
+  early: EarlyRequests;
+  /** The rendition folder those requests are for: hls.js starts there. */
+  startDir: string;
+  /** Where to start, in seconds. */
+  position: number;
+  /** The link's speed as last measured or hinted, bits per second. */
+  estimateBps: number;
+  /** The levels the visitor's stored choice asks for, once the renditions are known. */
+  levelsFor: (list: Rendition[]) => Levels;
+  /** hls.js's estimate of the link, kept for the next visit. */
+  onEstimate: (bps: number) => void;
+}
+
+/**
+ * Until the visitor presses play, only the first segment: it is their data. Then 30 s ahead at
+ * most (hls.js would keep up to 10 minutes of a small rendition) and 30 s behind. hls.js reads
+ * both limits as it goes; the second one caps what it would derive from maxBufferSize.
+ */
+const BEFORE_PLAY_BUFFER_S = 1;
+const BUFFER_S = 30;
+
+/**
+ * hls.js tuned for one on-demand video on slow links and cheap phones. Its defaults would keep
+ * up to 10 minutes ahead and everything behind (memory, and data the visitor pays for), run the
+ * low-latency live logic, and download a throw-away segment to test the link.
+ */
+function hlsConfig(early: EarlyRequests, estimateBps: number): Partial<HlsConfig> {
+  return {
+    loader: withEarlyAnswers(Hls.DefaultConfig.loader, early),
+    // The start position is given to startLoad once the start level is set.
+    autoStartLoad: false,
+    lowLatencyMode: false,
+    maxBufferLength: BEFORE_PLAY_BUFFER_S,
+    maxMaxBufferLength: BEFORE_PLAY_BUFFER_S,
+    maxBufferSize: 20 * 1000 * 1000,
+    backBufferLength: BUFFER_S,
+    testBandwidth: false,
+    abrEwmaDefaultEstimate: estimateBps,
+    startFragPrefetch: true,
+    enableWorker: false,
+  };
+}
+
+type LoaderClass = new (config: HlsConfig) => Loader<LoaderContext>;
+
+/**
+ * hls.js's own loader, but answering first from the requests made before hls.js was there
+ * (each once: a retry or a later seek asks the server). An early request that failed is made
+ * again by the loader, so hls.js's retries and its 401 handling apply as usual.
+ */
+function withEarlyAnswers(Base: LoaderClass, early: EarlyRequests): LoaderClass {
+  return class EarlyLoader implements Loader<LoaderContext> {
+    private readonly base: Loader<LoaderContext>;
+    private waiting: LoaderCallbacks<LoaderContext> | null = null;
+    context: LoaderContext | null = null;
+
+    constructor(config: HlsConfig) {
+      this.base = new Base(config);
+    }
+
+    get stats() {
+      return this.base.stats;
+    }
+
+    load(
+      context: LoaderContext,
+      config: LoaderConfiguration,
+      callbacks: LoaderCallbacks<LoaderContext>,
+    ) {
+      const answer = context.rangeEnd ? undefined : early.get(context.url);
+      if (!answer) return this.base.load(context, config, callbacks);
+      early.delete(context.url);
+      this.context = context;
+      this.waiting = callbacks;
+      void answer.then((response) => {
+        if (this.waiting !== callbacks) return;
+        this.waiting = null;
+        if (!response) return this.base.load(context, config, callbacks);
+        // Timed as the link brought it, but ending now: hls.js estimates the link from the
+        // transfer, and the time the answer then waited for hls.js's own chunk is not the link's.
+        const { stats } = this;
+        const now = performance.now();
+        stats.loading.start = now - (response.endedAt - response.askedAt);
+        stats.loading.first = stats.loading.start + (response.firstByteAt - response.askedAt);
+        stats.loading.end = now;
+        stats.loaded = stats.total = response.body.byteLength;
+        const data =
+          context.responseType === 'arraybuffer'
+            ? response.body
+            : new TextDecoder().decode(response.body);
+        callbacks.onSuccess({ url: context.url, data, code: 200 }, stats, context, null);
+      });
+    }
+
+    abort() {
+      const callbacks = this.waiting;
+      if (!callbacks) return this.base.abort();
+      this.waiting = null;
+      this.stats.aborted = true;
+      if (this.context) callbacks.onAbort?.(this.stats, this.context, null);
+    }
+
+    destroy() {
+      this.waiting = null;
+      this.base.destroy();
+    }
+  };
+}
+
+const renditions = (hls: Hls): Rendition[] =>
+  hls.levels.map((level, index) => ({
+    index,
+    height: Math.min(level.height, level.width) || level.height,
+    bitrate: level.averageBitrate || level.bitrate,
+  }));
+
+/** hls.js on `video`, or null where it cannot play (no usable Media Source). */
+export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
+  const { video, early, startDir } = options;
+  if (!Hls.isSupported()) return null;
+  const hls = new Hls(hlsConfig(early, options.estimateBps));
+  let state: AdaptiveState = { renditions: null, playingHeight: null, refused: false };
+  const listeners = new Set<() => void>();
+  const set = (next: Partial<AdaptiveState>) => {
+    state = { ...state, ...next };
+    listeners.forEach((listener) => listener());
+  };
+  let destroyed = false;
+  let failed = false;
+  const destroy = () => {
+    if (destroyed) return;
+    destroyed = true;
+    options.onEstimate(hls.bandwidthEstimate);
+    hls.destroy();
+    video.removeEventListener('play', bufferAhead);
+  };
+  const bufferAhead = () => {
+    hls.config.maxBufferLength = BUFFER_S;
+    hls.config.maxMaxBufferLength = BUFFER_S;
+  };
+  if (!video.paused) bufferAhead();
+  video.addEventListener('play', bufferAhead);
+
+  hls.on(Events.MANIFEST_PARSED, () => {
+    const list = renditions(hls);
+    const { level, cap } = options.levelsFor(list);
+    hls.autoLevelCapping = cap;
+    // The rendition the early requests are for, unless the visitor fixed one.
+    const started = hls.levels.findIndex((l) => l.url.some((url) => url.includes(`/${startDir}/`)));
+    hls.startLevel = level !== -1 ? level : Math.max(started, 0);
+    if (level !== -1) hls.loadLevel = level;
+    hls.startLoad(options.position > 0 ? options.position : -1);
+    set({ renditions: list });
+  });
+  hls.on(Events.LEVEL_SWITCHED, (_event, { level }) => {
+    set({ playingHeight: renditions(hls)[level]?.height ?? null });
+    options.onEstimate(hls.bandwidthEstimate);
+  });
+  hls.on(Events.ERROR, (_event, data) => {
+    // A 401 is the session ended elsewhere: hls.js would try the other renditions first.
+    // Anything fatal: back to the MP4, whose own failure the Player reports.
+    const refused = data.response?.code === 401;
+    if ((!data.fatal && !refused) || failed) return;
+    failed = true;
+    // Not inside hls.js's own callback: destroying it there can throw half-way.
+    setTimeout(() => {
+      destroy();
+      video.src = options.videoUrl;
+      set({ renditions: null, playingHeight: null, refused });
+    }, 0);
+  });
+  hls.attachMedia(video);
+  hls.loadSource(options.masterUrl);
+
+  return {
+    state: () => state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    apply({ level, cap }) {
+      if (destroyed) return;
+      hls.autoLevelCapping = cap;
+      // A chosen rendition replaces what is buffered at once; back to automatic, hls.js moves
+      // at the next segment.
+      if (level === -1) hls.nextLevel = -1;
+      else hls.currentLevel = level;
+    },
+    destroy,
+  };
+}

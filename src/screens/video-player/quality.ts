@@ -1,0 +1,127 @@
+import type { MediaInfo } from '../../../config/media-layout';
+import { SEGMENT_S } from '../../../config/media-layout';
+import type { SessionStorage } from '../../../machines/session';
+
+/**
+ * The visitor's say over the adaptive video and the start's choice of a rendition: pure, so that
+ * the boot script (src/boot/boot.ts) and the player decide alike.
+ */
+
+/** The visitor's choice, remembered on this device. */
+export interface QualityChoice {
+  /** 'auto', or the height of the rendition chosen. */
+  quality: 'auto' | number;
+  /** Caps automatic quality at DATA_SAVER_HEIGHT. */
+  dataSaver: boolean;
+}
+
+export const QUALITY_KEY = 'videoQuality';
+/** Data saver: about 200 kbit/s, under 100 MB an hour. */
+export const DATA_SAVER_HEIGHT = 240;
+export const DEFAULT_CHOICE: QualityChoice = { quality: 'auto', dataSaver: false };
+
+/** Parsed defensively: the stored text may be anything (another version, a hand edit). */
+export function parseChoice(raw: string | null): QualityChoice {
+  if (raw === null || raw.length > 200) return DEFAULT_CHOICE;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return DEFAULT_CHOICE;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return DEFAULT_CHOICE;
+  const { quality, dataSaver } = value as Record<string, unknown>;
+  const validHeight =
+    typeof quality === 'number' && Number.isInteger(quality) && quality > 0 && quality <= 4320;
+  return {
+    quality: validHeight ? quality : 'auto',
+    dataSaver: dataSaver === true,
+  };
+}
+
+export const serializeChoice = (choice: QualityChoice) => JSON.stringify(choice);
+
+export interface Rendition {
+  /** hls.js's level index. */
+  index: number;
+  height: number;
+  /** Bits per second, average where the playlist says it. */
+  bitrate: number;
+}
+
+/** The highest rendition the data saver allows (the lowest one if none is small enough). */
+export function dataSaverCap(list: Rendition[]): number {
+  const allowed = list.filter((r) => r.height <= DATA_SAVER_HEIGHT);
+  const pool = allowed.length ? allowed : list.slice(0, 1);
+  return pool.reduce((best, r) => (r.height > best.height ? r : best), pool[0]!).index;
+}
+
+/**
+ * The hls.js settings for a choice: auto (-1) or a fixed level, and the cap on auto. The data
+ * saver wins over a fixed level above its cap.
+ */
+/** hls.js's level for a fixed choice (-1: automatic) and its cap on automatic (-1: none). */
+export interface Levels {
+  level: number;
+  cap: number;
+}
+
+export function levelsFor(choice: QualityChoice, list: Rendition[]): Levels {
+  const cap = choice.dataSaver ? dataSaverCap(list) : -1;
+  if (choice.quality === 'auto') return { level: -1, cap };
+  const chosen = list.find((r) => r.height === choice.quality);
+  if (!chosen || (cap !== -1 && chosen.height > list[cap]!.height)) return { level: -1, cap };
+  return { level: chosen.index, cap };
+}
+
+/** Megabytes that ten minutes of a rendition cost, for the menu. */
+export const megabytesPer10Min = (bitrate: number) => Math.round((bitrate * 600) / 8 / 1e6);
+
+/** Kept for the next visit: the link's last measured speed (hls.js's own estimate). */
+const ESTIMATE_KEY = 'videoBandwidthEstimate';
+/** hls.js's own default, when nothing better is known. */
+const DEFAULT_ESTIMATE_BPS = 500_000;
+
+/** What the browser says of the link (Chromium on Android and desktop; not Safari or Firefox). */
+export interface LinkHint {
+  /** Megabits per second. */
+  downlink?: number;
+}
+
+/**
+ * The link's speed, best guess first: this device's last measurement on this site, else the
+ * browser's own estimate of the link, else hls.js's default.
+ */
+export function readEstimate(storage: SessionStorage, hint?: LinkHint): number {
+  const stored = Number(storage.getItem(ESTIMATE_KEY));
+  if (Number.isFinite(stored) && stored >= 50_000 && stored <= 100_000_000) return stored;
+  const downlink = (hint?.downlink ?? 0) * 1e6;
+  return downlink >= 50_000 ? downlink : DEFAULT_ESTIMATE_BPS;
+}
+
+export function saveEstimate(storage: SessionStorage, bps: number): void {
+  if (Number.isFinite(bps) && bps > 0) storage.setItem(ESTIMATE_KEY, String(Math.round(bps)));
+}
+
+/**
+ * How long the first segment may take at the estimated speed. The first frame waits for it and
+ * for hls.js beside it, so the start is a rendition the link brings in a second; hls.js climbs
+ * from there once it has measured the link.
+ */
+const START_SEGMENT_S = 1;
+
+type Rung = MediaInfo['rungs'][number];
+
+/**
+ * The rendition to start with, among `rungs` (lowest first): the visitor's fixed choice if the
+ * data saver allows it, else the highest whose first segment comes within START_SEGMENT_S (the
+ * lowest if none does).
+ */
+export function startRung(rungs: Rung[], choice: QualityChoice, estimateBps: number): Rung {
+  const allowed = choice.dataSaver ? rungs.filter((r) => r.height <= DATA_SAVER_HEIGHT) : rungs;
+  const pool = allowed.length ? allowed : rungs.slice(0, 1);
+  const fixed = pool.find((r) => r.height === choice.quality);
+  if (fixed) return fixed;
+  const quick = pool.filter((r) => (r.peakBandwidth * SEGMENT_S) / estimateBps <= START_SEGMENT_S);
+  return quick.at(-1) ?? pool[0]!;
+}

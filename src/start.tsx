@@ -6,6 +6,7 @@ import { createAppAuthMachine } from './auth/auth-provider';
 import { resilientStorage } from './auth/storage';
 import { createAppChunks, preload, type AppChunks } from './chunks';
 import { settleFirstRoute } from './routes';
+import { stopVideo } from './screens/video-player/video-stop';
 
 /** Which prerendered screen the container shows (the boot script may have swapped it). */
 function shownScreen(container: HTMLElement): 'login' | 'video' | null {
@@ -44,12 +45,8 @@ export function startApp(
     });
     return root!;
   }
-  // Not what the machine decided (a stored session it refused): the video, if any, stops
-  // downloading (without a source, `load()` aborts the request).
-  for (const video of container.querySelectorAll('video')) {
-    video.querySelector('source')?.remove();
-    video.load();
-  }
+  // Not what the machine decided (a stored session it refused): the video, if any, stops.
+  container.querySelectorAll('video').forEach(stopVideo);
   container.replaceChildren();
   const root = createRoot(container);
   root.render(app);

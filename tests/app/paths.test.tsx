@@ -108,12 +108,12 @@ async function replay(path: PlainPath, pathIndex: number) {
       }
       case 'session.refused': {
         server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 401 })));
-        const source = await waitFor(() => {
-          const element = document.querySelector('video source');
+        const video = await waitFor(() => {
+          const element = document.querySelector('video[src]');
           expect(element).not.toBeNull();
           return element!;
         });
-        fireEvent.error(source);
+        fireEvent.error(video);
         return;
       }
       case SESSION_TIMEOUT_EVENT:

@@ -9,7 +9,8 @@ import {
   type QualityChoice,
   type Rendition,
 } from './quality';
-import { readMediaInfo, startVideo, stopVideo } from './video-start';
+import { readMediaInfo, startVideo } from './video-start';
+import { stopVideo } from './video-stop';
 
 export interface AdaptiveSource {
   renditions: Rendition[];

@@ -135,21 +135,6 @@ export function startVideo(video: HTMLVideoElement, options: StartOptions) {
   return video.playback;
 }
 
-/**
- * Lets the element go (the screen is leaving): hls.js stops and nothing more is asked. A
- * detached <video> would otherwise go on loading, and playing if it was.
- */
-export function stopVideo(video: HTMLVideoElement): void {
-  const playback = video.playback;
-  delete video.playback;
-  void playback?.then((player) => {
-    player?.destroy();
-    if (video.isConnected) return;
-    video.removeAttribute('src');
-    video.load();
-  });
-}
-
 async function start(video: HTMLVideoElement, options: StartOptions) {
   const { info, storage } = options;
   const { videoUrl, masterUrl } = config;

@@ -130,6 +130,25 @@ test('a returning visitor: the page starts hls.js and the first segment together
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
 });
 
+test('the quality menu has its place from the first paint: nothing moves when hls.js has the master', async ({
+  page,
+}) => {
+  await login(page);
+  await page.addInitScript(() => {
+    const page = window as { shifted?: number };
+    page.shifted = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number })[])
+        page.shifted! += entry.value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  // A returning visitor: the screen is painted before the bundle and before hls.js.
+  await page.reload();
+  await expect(page.getByLabel('Calidad')).toBeEnabled();
+  await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
+  expect(await page.evaluate(() => (window as { shifted?: number }).shifted)).toBe(0);
+});
+
 test('switches up when the link turns out fast', async ({ page }) => {
   const segments = watchSegments(page);
   // A slow link remembered from the last visit: the start is the lowest rendition.
@@ -229,7 +248,7 @@ test('the single-MP4 site (no MEDIA_DIR) plays its MP4 and never downloads hls.j
   // The page says there is no ladder (media-info): nothing is asked of the adaptive routes.
   expect(adaptiveRequests).toEqual([]);
   expect(scripts.filter((url) => /hls|adaptive/i.test(url))).toEqual([]);
-  await expect(page.getByLabel('Calidad')).toHaveCount(0);
+  await expect(page.getByLabel('Calidad')).toBeHidden();
 });
 
 test('a session ended elsewhere mid-play: the next request is refused and the visitor sees the login with the expired notice', async ({

@@ -14,10 +14,12 @@
  * video only to a live session cookie.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
-import { readMediaInfo, startVideo } from '../screens/video-player/video-start';
+import { markAdaptive, readMediaInfo, startVideo } from '../screens/video-player/video-start';
 import { BOOT_CONFIG_ID, VIDEO_SCREEN_TEMPLATE_ID, type BootConfig } from './boot-config';
 
 const boot = JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
+const info = readMediaInfo();
+markAdaptive(info);
 
 let appStarted = false;
 let videoShown = false;
@@ -55,7 +57,6 @@ function showVideoScreen(greeting: string): boolean {
   document.title = boot.title;
   videoShown = true;
 
-  const info = readMediaInfo();
   video.addEventListener(info ? 'loadeddata' : 'loadedmetadata', startApp);
   video.addEventListener('error', () => {
     video.failedBeforeApp = true;

@@ -39,8 +39,8 @@ export interface AdaptivePlayer {
 export interface AttachOptions {
   video: HTMLVideoElement;
   masterUrl: string;
-  /** The fall-back MP4, played when hls.js gives up. */
-  videoUrl: string;
+  /** Plays the fall-back MP4 instead, when hls.js gives up. */
+  fallBack: () => void;
   /** The requests video-start.ts made already, by URL. */
   early: EarlyRequests;
   /** The rendition folder those requests are for: hls.js starts there. */
@@ -209,7 +209,7 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
     // Not inside hls.js's own callback: destroying it there can throw half-way.
     setTimeout(() => {
       destroy();
-      video.src = options.videoUrl;
+      options.fallBack();
       set({ renditions: null, playingHeight: null, refused });
     }, 0);
   });

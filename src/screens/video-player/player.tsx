@@ -51,7 +51,7 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
           <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
         </video>
       </div>
-      {adaptive && <QualityMenu source={adaptive} />}
+      <QualityMenu source={adaptive} />
       {unavailable && (
         <p className="player__problem" role="status">
           {VIDEO_UNAVAILABLE_MESSAGE}

@@ -1,27 +1,40 @@
 import { useId } from 'react';
-import { DATA_SAVER_HEIGHT, megabytesPer10Min } from './quality';
+import { DATA_SAVER_HEIGHT, DEFAULT_CHOICE, megabytesPer10Min } from './quality';
 import type { AdaptiveSource } from './use-adaptive-source';
+
+const LOADING: AdaptiveSource = {
+  renditions: [],
+  playingHeight: null,
+  choice: DEFAULT_CHOICE,
+  choose: () => {},
+  setDataSaver: () => {},
+};
 
 /**
  * The visitor's say over the adaptive video: automatic (the default) or one rendition, and a
  * data saver that keeps automatic quality at 240p or less. Each choice shows what ten minutes
  * cost, for visitors who pay by the megabyte. Native controls: keyboard and screen readers work.
+ *
+ * Always rendered, and shown only where hls.js plays (video-player.css, data-adaptive): until it
+ * has the master (source null) it holds its place, disabled, so nothing moves when it arrives.
  */
-export function QualityMenu({ source }: { source: AdaptiveSource }) {
+export function QualityMenu({ source }: { source: AdaptiveSource | null }) {
   const id = useId();
-  const { choice, playingHeight } = source;
+  const { choice, playingHeight } = source ?? LOADING;
   // Highest first, as every player lists them.
-  const list = [...source.renditions].sort((a, b) => b.height - a.height);
+  const list = [...(source ?? LOADING).renditions].sort((a, b) => b.height - a.height);
   const value = choice.quality === 'auto' ? 'auto' : String(choice.quality);
+  const disabled = !source;
   return (
     <div className="quality">
       <label htmlFor={`${id}-quality`}>Calidad</label>{' '}
       <select
         id={`${id}-quality`}
         value={value}
+        disabled={disabled}
         onChange={(event) => {
           const next = event.target.value;
-          source.choose(next === 'auto' ? 'auto' : Number(next));
+          source?.choose(next === 'auto' ? 'auto' : Number(next));
         }}
       >
         <option value="auto">Automática</option>
@@ -39,7 +52,8 @@ export function QualityMenu({ source }: { source: AdaptiveSource }) {
         <input
           type="checkbox"
           checked={choice.dataSaver}
-          onChange={(event) => source.setDataSaver(event.target.checked)}
+          disabled={disabled}
+          onChange={(event) => source?.setDataSaver(event.target.checked)}
         />{' '}
         Ahorro de datos
       </label>{' '}

@@ -72,6 +72,21 @@ export function readMediaInfo(doc: Document = document): MediaInfo | null {
 const hasMediaSource = () =>
   typeof window !== 'undefined' && ('MediaSource' in window || 'ManagedMediaSource' in window);
 
+/**
+ * Whether hls.js will play `info`'s ladder here; said on the page's root element from the boot
+ * on (data-adaptive), so that the quality menu has its place from the first paint instead of
+ * pushing the page down when hls.js has the master (video-player.css).
+ */
+export function markAdaptive(info: MediaInfo | null): void {
+  if (info && hasMediaSource()) document.documentElement.dataset.adaptive = '';
+}
+
+/** hls.js gave up, or never came: the MP4, and no quality menu. */
+function fallBack(video: HTMLVideoElement) {
+  delete document.documentElement.dataset.adaptive;
+  video.src = config.videoUrl;
+}
+
 /** An answer fetched before hls.js was there, with when it was asked for and arrived. */
 interface EarlyResponse {
   body: ArrayBuffer;
@@ -161,7 +176,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     const player = attachAdaptive({
       video,
       masterUrl: master.href,
-      videoUrl,
+      fallBack: () => fallBack(video),
       early,
       startDir: rung.dir,
       position,
@@ -169,11 +184,11 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
       levelsFor: (list) => levelsFor(choice, list),
       onEstimate: (bps) => saveEstimate(storage, bps),
     });
-    if (!player) video.src = videoUrl;
+    if (!player) fallBack(video);
     return player;
   } catch {
     // The chunk did not come (a dead link): the MP4 is the video's own way to play.
-    video.src = videoUrl;
+    fallBack(video);
     return null;
   }
 }

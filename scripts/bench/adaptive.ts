@@ -37,6 +37,17 @@ import {
   type Site,
 } from './measure';
 
+/**
+ * Not a DevTools preset: the worst links the visitors have (2G EDGE in the field), as the notes
+ * measured them, for the near-audio-only 144p rung. A reference figure, no target.
+ */
+const EDGE: Link = {
+  offline: false,
+  latency: 1000,
+  downloadThroughput: 200_000 / 8,
+  uploadThroughput: 100_000 / 8,
+};
+
 const CACHE = 'bench-results/adaptive';
 const SOURCE = join(CACHE, 'source.mp4');
 const PUBLISHED_DIR = join(CACHE, 'published');
@@ -275,6 +286,7 @@ type Key =
   | 'dropStalls'
   | 'dropLower'
   | 'seek'
+  | 'edge'
   | 'bytes';
 
 export function adaptiveMeasurement(site: Site): Measurement<Key> {
@@ -297,6 +309,7 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
         figure: 'Adaptive, Fast 3G: seek to 80 % shows a frame',
         target: atMost(3000, seconds),
       },
+      edge: { figure: 'Adaptive, EDGE (200 kbit/s, 1 s), 60 s', target: REFERENCE },
       bytes: { figure: 'Adaptive, Fast 3G: bytes in 60 s (down / up)', target: REFERENCE },
     },
     async run(signal) {
@@ -326,6 +339,7 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
           slow: { link: SLOW_3G },
           drop: { link: FAST_3G, dropTo: SLOW_3G },
           seek: { link: FAST_3G, seek: true },
+          edge: { link: EDGE },
         };
         for (const [name, scenario] of Object.entries(scenarios)) {
           const a = await runOnce(browser, adaptive, site, scenario);
@@ -338,8 +352,8 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
         await browser.close();
         await Promise.all([adaptive.stop(), single.stop()]);
       }
-      const { fast, slow, drop, seek } = results as Record<
-        'fast' | 'slow' | 'drop' | 'seek',
+      const { fast, slow, drop, seek, edge } = results as Record<
+        'fast' | 'slow' | 'drop' | 'seek' | 'edge',
         { adaptive: RunResult; single: RunResult }
       >;
       const vs = (r: RunResult) => `one MP4: ${describe(r)}`;
@@ -379,6 +393,12 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
           measured: seek.adaptive.seekMs,
           unit: 'ms',
           note: `one MP4: ${seek.single.seekMs === null ? 'no frame in 15 s' : seconds(seek.single.seekMs)}`,
+        },
+        edge: {
+          value: `first frame ${frame(edge.adaptive).value}, ${stallsOf(edge.adaptive)} stalls, ${edge.adaptive.currentTime.toFixed(0)} s seen, ~${heightOf(edge.adaptive)}p`,
+          measured: edge.adaptive.firstFrameAt,
+          unit: 'ms',
+          note: `${describe(edge.adaptive)}; ${vs(edge.single)}`,
         },
         bytes: {
           value: `${kilobytes(fast.adaptive.down)} / ${kilobytes(fast.adaptive.up)}`,

@@ -33,7 +33,13 @@ export const SLOW_3G = {
   uploadThroughput: ((500 * 1000) / 8) * 0.8,
 } as const;
 
-export type Link = typeof FAST_3G | typeof SLOW_3G;
+/** A link as DevTools emulates it: round-trip latency in ms, throughput in bytes per second. */
+export interface Link {
+  offline: boolean;
+  latency: number;
+  downloadThroughput: number;
+  uploadThroughput: number;
+}
 
 const CPU_SLOWDOWN = 4;
 

@@ -40,6 +40,10 @@ export interface MediaInfo {
   rungs: { dir: string; height: number; peakBandwidth: number }[];
 }
 
+/** A whole, positive number, as media.json and MediaInfo hold sizes and rates. */
+export const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+
 /** The id of the JSON element in index.html that holds it. */
 export const MEDIA_INFO_ID = 'media-info';
 

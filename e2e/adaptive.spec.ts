@@ -49,6 +49,16 @@ async function play(page: Page) {
   });
 }
 
+/** The video plays past `seconds`, from a source that matches `source`. */
+async function expectPlaying(page: Page, source: RegExp, seconds: number) {
+  await expect
+    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime))
+    .toBeGreaterThan(seconds);
+  expect(await video(page).evaluate((element: HTMLVideoElement) => element.currentSrc)).toMatch(
+    source,
+  );
+}
+
 async function throttle(page: Page, kbps: number, latencyMs: number) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
@@ -66,13 +76,8 @@ test('plays the published clip through Media Source, hls.js choosing the renditi
   const segments = watchSegments(page);
   await login(page);
   await play(page);
-  await expect
-    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime))
-    .toBeGreaterThan(1);
   // hls.js feeds the element a Media Source, not the fallback MP4.
-  expect(await video(page).evaluate((element: HTMLVideoElement) => element.currentSrc)).toMatch(
-    /^blob:/,
-  );
+  await expectPlaying(page, /^blob:/, 1);
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en (360|240|144)p$/);
   expect(segments.length).toBeGreaterThan(0);
   await expect(page.getByLabel('Calidad')).toHaveValue('auto');
@@ -99,12 +104,7 @@ test('a returning visitor: the page starts hls.js and the first segment together
   // Back later: the video screen is in the page before the bundle, and its video starts there.
   await page.reload();
   await play(page);
-  await expect
-    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime))
-    .toBeGreaterThan(1);
-  expect(await video(page).evaluate((element: HTMLVideoElement) => element.currentSrc)).toMatch(
-    /^blob:/,
-  );
+  await expectPlaying(page, /^blob:/, 1);
   const hls = asked.filter((url) => url.includes('/api/video/hls/'));
   // The master, then the start rendition's playlist, init and first segment, asked by the boot
   // script before hls.js's chunk arrived: the lowest, for the slow link remembered.
@@ -239,12 +239,7 @@ test('the single-MP4 site (no MEDIA_DIR) plays its MP4 and never downloads hls.j
   });
   await loginSingle(page);
   await play(page);
-  await expect
-    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime))
-    .toBeGreaterThan(0.5);
-  expect(await video(page).evaluate((element: HTMLVideoElement) => element.currentSrc)).toMatch(
-    /\/api\/video$/,
-  );
+  await expectPlaying(page, /\/api\/video$/, 0.5);
   // The page says there is no ladder (media-info): nothing is asked of the adaptive routes.
   expect(adaptiveRequests).toEqual([]);
   expect(scripts.filter((url) => /hls|adaptive/i.test(url))).toEqual([]);

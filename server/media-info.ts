@@ -1,10 +1,12 @@
-import { MEDIA_INFO_ELEMENT, RUNG_DIR_PATTERN, type MediaInfo } from '../config/media-layout.js';
+import {
+  MEDIA_INFO_ELEMENT,
+  RUNG_DIR_PATTERN,
+  isCount,
+  type MediaInfo,
+} from '../config/media-layout.js';
 
 /** More than any ladder prepare-video makes (six rungs): a longer list is not its file. */
 const MAX_RUNGS = 16;
-
-const isCount = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 
 /**
  * What the page is told about a publish, from MEDIA_DIR's media.json (scripts/prepare-video.ts

@@ -19,7 +19,7 @@ import { BOOT_CONFIG_ID, VIDEO_SCREEN_TEMPLATE_ID, type BootConfig } from './boo
 
 const boot = JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
 const info = readMediaInfo();
-markAdaptive(info);
+const adaptive = markAdaptive(info);
 
 let appStarted = false;
 let videoShown = false;
@@ -63,7 +63,7 @@ function showVideoScreen(greeting: string): boolean {
     startApp();
   });
   setTimeout(startApp, boot.appWaitMs);
-  if (info) boot.adaptive.forEach(preload);
+  if (adaptive) boot.adaptive.forEach(preload);
   void startVideo(video, {
     info,
     storage: localStorage,

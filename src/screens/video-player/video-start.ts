@@ -15,6 +15,7 @@ import {
   RUNG_DIR_PATTERN,
   RUNG_FILES,
   SEGMENT_S,
+  isCount,
   segmentName,
   type MediaInfo,
 } from '../../../config/media-layout';
@@ -45,9 +46,6 @@ declare global {
   }
 }
 
-const isCount = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isInteger(value) && value > 0;
-
 /** What the server wrote into the page (null: only the single MP4), checked before use. */
 export function readMediaInfo(doc: Document = document): MediaInfo | null {
   let value: unknown;
@@ -73,12 +71,14 @@ const hasMediaSource = () =>
   typeof window !== 'undefined' && ('MediaSource' in window || 'ManagedMediaSource' in window);
 
 /**
- * Whether hls.js will play `info`'s ladder here; said on the page's root element from the boot
+ * Whether hls.js will play `info`'s ladder here, said on the page's root element from the boot
  * on (data-adaptive), so that the quality menu has its place from the first paint instead of
  * pushing the page down when hls.js has the master (video-player.css).
  */
-export function markAdaptive(info: MediaInfo | null): void {
-  if (info && hasMediaSource()) document.documentElement.dataset.adaptive = '';
+export function markAdaptive(info: MediaInfo | null): boolean {
+  const adaptive = !!info && hasMediaSource();
+  if (adaptive) document.documentElement.dataset.adaptive = '';
+  return adaptive;
 }
 
 /** hls.js gave up, or never came: the MP4, and no quality menu. */

@@ -1,8 +1,8 @@
 /**
  * Every setting of the site, declared once: name, default, parser, who reads it and what it
  * means. The server's config (server/config.ts), the client's build-time config
- * (vite.config.ts), `npm start`'s rebuild check (scripts/start.mjs) and the README's
- * configuration table (tests/config/readme.test.ts) all come from this table.
+ * (vite.config.ts), `npm start`'s rebuild check (scripts/build-check.ts) and the table in
+ * docs/configuration.md (kept equal by tests/config/settings.test.ts) all come from this table.
  *
  * Unset means the default; set-but-empty is a value (and usually a mistake, reported), except
  * where empty is documented as "not configured".
@@ -25,7 +25,7 @@ interface Setting<R extends Reader, T> {
   default: string;
   parse: Parser<T>;
   meaning: string;
-  /** The README's default column, where the raw default says too little. */
+  /** The documented default, where the raw default says too little. */
   shown?: string;
 }
 
@@ -444,7 +444,7 @@ export function clientConfig(env: Env): ClientConfig {
   };
 }
 
-/** The README's configuration table, one row per setting, in the table's order. */
+/** docs/configuration.md's settings table, one row per setting, in the table's order. */
 export function settingsTableRows(): string[][] {
   return ALL.map((key) => {
     const { readBy, meaning, shown } = SETTINGS[key];

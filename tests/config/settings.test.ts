@@ -7,10 +7,10 @@ import { BUILD_INPUTS, SERVER_ENTRY, recordBuild, whyBuild } from '../../scripts
 
 const REPO = join(import.meta.dirname, '../..');
 
-/** The rows of the README's configuration table, cells trimmed (Prettier pads them). */
-function readmeRows(): string[][] {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  const section = readme.split('\n## Configuration\n')[1]?.split('\n## ')[0] ?? '';
+/** The rows of docs/configuration.md's settings table, cells trimmed (Prettier pads them). */
+function documentedRows(): string[][] {
+  const doc = readFileSync(join(REPO, 'docs/configuration.md'), 'utf8');
+  const section = doc.split('\n## Settings\n')[1]?.split('\n## ')[0] ?? '';
   const table = section.split('\n').filter((line) => line.startsWith('|'));
   return table.slice(2).map((line) =>
     line
@@ -21,10 +21,12 @@ function readmeRows(): string[][] {
 }
 
 describe('the settings table', () => {
-  it('is what the README shows, row for row', () => {
+  it('is what docs/configuration.md shows, row for row', () => {
     const expected = settingsTableRows();
     const rendered = expected.map((row) => `| ${row.join(' | ')} |`).join('\n');
-    expect(readmeRows(), `README's configuration table should be:\n${rendered}`).toEqual(expected);
+    expect(documentedRows(), `docs/configuration.md's table should be:\n${rendered}`).toEqual(
+      expected,
+    );
   });
 
   it("gives the client the signin's and the media's URLs, from API_URL unless set", () => {

@@ -60,6 +60,17 @@ function fastifyTrustProxy(trust: TrustProxy): FastifyServerOptions['trustProxy'
   return (_address: string, hop: number) => hop < trust.hops;
 }
 
+/** A person at a terminal reads lines; everything else (production, files, tests) gets JSON. */
+function readableLogs(config: ServerConfig): { transport?: { target: string; options: object } } {
+  if (config.production || !process.stdout.isTTY) return {};
+  return {
+    transport: {
+      target: 'pino-pretty',
+      options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' },
+    },
+  };
+}
+
 /** Builds the whole server without listening: tests use `inject`, index.ts listens. */
 export async function buildServer(
   config: ServerConfig,
@@ -70,7 +81,7 @@ export async function buildServer(
     logger: {
       level: config.logLevel,
       redact: { paths: REDACT, censor: '[redacted]' },
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
+      ...(deps.logStream ? { stream: deps.logStream } : readableLogs(config)),
     },
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: BODY_LIMIT,

@@ -2,10 +2,28 @@ import js from '@eslint/js';
 import pluginQuery from '@tanstack/eslint-plugin-query';
 import boundaries from 'eslint-plugin-boundaries';
 import checkFile from 'eslint-plugin-check-file';
+import compat from 'eslint-plugin-compat';
+import esX from 'eslint-plugin-es-x';
 import jsxA11y from 'eslint-plugin-jsx-a11y';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+
+/** Code that runs in a visitor's browser. */
+const BROWSER_CODE = ['src/**/*.{ts,tsx}', 'machines/**/*.ts', 'config/{media-layout,paths}.ts'];
+
+/** ES2022 syntax that Safari 15 and Chrome 90 already run. */
+const FLOOR_HAS = [
+  'es-x/no-class-instance-fields',
+  'es-x/no-class-static-fields',
+  'es-x/no-class-private-fields',
+];
+/** ES2022 and later, less the iterator helpers, which the aggressive mode sees in every `.map`. */
+const newerThanTheFloor = Object.fromEntries(
+  ['2022', '2023', '2024', 'next']
+    .flatMap((edition) => Object.entries(esX.configs[`flat/no-new-in-es${edition}`].rules))
+    .filter(([rule]) => !rule.includes('iterator-prototype') && !FLOOR_HAS.includes(rule)),
+);
 
 export default tseslint.config(
   {
@@ -39,6 +57,27 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   ...pluginQuery.configs['flat/recommended'],
+  {
+    // What runs in a visitor's browser must run on the declared floor (package.json's
+    // browserslist; docs/browsers.md says why): an API newer than it fails the lint.
+    files: BROWSER_CODE,
+    ...compat.configs['flat/recommended'],
+  },
+  {
+    // eslint-plugin-compat's data cannot see a method on a variable (`cues.findLastIndex`) nor
+    // the newer AbortSignal helpers: these name what the floor (Safari 15, Chrome 90) lacks.
+    files: BROWSER_CODE,
+    plugins: { 'es-x': esX },
+    settings: { 'es-x': { aggressive: true } },
+    rules: {
+      ...newerThanTheFloor,
+      'no-restricted-properties': [
+        'error',
+        { object: 'AbortSignal', property: 'timeout', message: 'Safari 16+: use timeoutSignal().' },
+        { object: 'AbortSignal', property: 'any', message: 'Safari 17.4+: use timeoutSignal().' },
+      ],
+    },
+  },
   {
     // The machine is pure: no DOM, no React, no network.
     files: ['machines/**/*.ts'],

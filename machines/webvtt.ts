@@ -68,10 +68,15 @@ export function parseWebVtt(text: string): Cue[] | null {
   return cues.sort((a, b) => a.startS - b.startS);
 }
 
+/** Array.prototype.findLastIndex, which Safari has only from 15.4 (docs/browsers.md); null for none. */
+function lastIndexOf<T>(items: readonly T[], matches: (item: T) => boolean): number | null {
+  for (let index = items.length - 1; index >= 0; index--) if (matches(items[index]!)) return index;
+  return null;
+}
+
 /** The cue playing at `timeS` (the last one to start, should several overlap), or null. */
 export function cueAt(cues: readonly Cue[], timeS: number): number | null {
-  const index = cues.findLastIndex((cue) => cue.startS <= timeS && timeS < cue.endS);
-  return index < 0 ? null : index;
+  return lastIndexOf(cues, (cue) => cue.startS <= timeS && timeS < cue.endS);
 }
 
 /**
@@ -79,8 +84,7 @@ export function cueAt(cues: readonly Cue[], timeS: number): number | null {
  * chapter lasts until the next one). Null before the first.
  */
 export function chapterAt(chapters: readonly { startS: number }[], timeS: number): number | null {
-  const index = chapters.findLastIndex((chapter) => chapter.startS <= timeS);
-  return index < 0 ? null : index;
+  return lastIndexOf(chapters, (chapter) => chapter.startS <= timeS);
 }
 
 /** Lower case, without accents: "Presión" and "presion" are the same word to a searcher. */

@@ -24,6 +24,8 @@ const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>
 /** The settings that make the Node builds resolve, define and inline exactly as the app's. */
 type Shared = Pick<InlineConfig, 'root' | 'base' | 'define' | 'mode'> & {
   assetsInlineLimit: NonNullable<InlineConfig['build']>['assetsInlineLimit'];
+  /** The browsers the page must run in (vite.config.ts, from package.json's browserslist). */
+  target?: NonNullable<InlineConfig['build']>['target'];
 };
 
 async function renderScreens(shared: Shared) {
@@ -46,8 +48,16 @@ async function renderScreens(shared: Shared) {
 }
 
 /** The boot script as the page runs it: src/boot/boot.ts bundled, minified, one IIFE. */
-export async function bootScript(
-  shared: Pick<Shared, 'root' | 'mode' | 'define'>,
+export const bootScript = (shared: Pick<Shared, 'root' | 'mode' | 'define' | 'target'>) =>
+  inlineScript(shared, 'src/boot/boot.ts');
+
+/** The floor check (src/boot/floor.ts), in a syntax that browsers below the floor parse. */
+const floorScript = (shared: Pick<Shared, 'root' | 'mode'>) =>
+  inlineScript({ ...shared, target: 'es2015' }, 'src/boot/floor.ts');
+
+async function inlineScript(
+  shared: Pick<Shared, 'root' | 'mode' | 'define' | 'target'>,
+  input: string,
 ): Promise<string> {
   const output = (await build({
     root: shared.root,
@@ -59,11 +69,12 @@ export async function bootScript(
     build: {
       write: false,
       minify: true,
-      rollupOptions: { input: 'src/boot/boot.ts', output: { format: 'iife' } },
+      target: shared.target,
+      rollupOptions: { input, output: { format: 'iife' } },
     },
   })) as Rollup.RollupOutput | Rollup.RollupOutput[];
   const chunk = (Array.isArray(output) ? output[0] : output)?.output[0];
-  if (chunk?.type !== 'chunk') throw new Error('prerender: the boot script did not build');
+  if (chunk?.type !== 'chunk') throw new Error(`prerender: ${input} did not build`);
   return chunk.code.trim();
 }
 
@@ -82,6 +93,7 @@ export function prerenderPlugin(): Plugin {
         mode: config.mode,
         define: config.define,
         assetsInlineLimit: config.build.assetsInlineLimit,
+        target: config.build.target,
       };
     },
     transformIndexHtml: {
@@ -100,7 +112,11 @@ export function prerenderPlugin(): Plugin {
             'prerender: the build has no video-player-screen or adaptive-player chunk, or no entry tag',
           );
         const entryFile = files.find((file) => file.type === 'chunk' && file.isEntry)?.fileName;
-        const [screens, script] = await Promise.all([renderScreens(shared), bootScript(shared)]);
+        const [screens, floor, script] = await Promise.all([
+          renderScreens(shared),
+          floorScript(shared),
+          bootScript(shared),
+        ]);
         const boot: BootConfig = {
           entry: entryTag[1],
           // The entry comes with the app; the rest the screen needs is fetched at once.
@@ -117,6 +133,7 @@ export function prerenderPlugin(): Plugin {
           `<script type="application/json" id="${BOOT_CONFIG_ID}">${json(boot)}</script>`,
           // The server writes what it has published here (server/routes/site.ts).
           MEDIA_INFO_ELEMENT,
+          `<script>${floor}</script>`,
           `<script>${script}</script>`,
         ].join('\n    ');
         if (!html.includes('<div id="root"></div>'))

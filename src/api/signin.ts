@@ -1,6 +1,7 @@
 import { QueryClient, useMutation } from '@tanstack/react-query';
 import { MAX_FIELD_LENGTH } from '../../machines/session';
 import { config } from '../config';
+import { timeoutSignal } from './timeout-signal';
 
 /**
  * The signin call: the fetcher, its typed result and the mutation hook. Every answer, and every
@@ -66,7 +67,7 @@ export async function signin(
       body: JSON.stringify({ form: { usuario: config.username, contraseña: password } }),
       credentials: 'include',
       // A request that hangs on a bad mobile link must end, or "Cargando..." never would.
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: timeoutSignal(timeoutMs),
     });
     text = await response.text();
   } catch (error) {

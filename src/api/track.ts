@@ -1,4 +1,5 @@
 import { parseWebVtt, type Cue } from '../../machines/webvtt';
+import { timeoutSignal } from './timeout-signal';
 
 /**
  * A WebVTT track (the captions, the chapters) fetched as text, for the transcript and the
@@ -17,11 +18,10 @@ const TRACK_TIMEOUT_MS = 30_000;
 
 export async function fetchTrack(url: string, signal?: AbortSignal): Promise<TrackResult> {
   try {
-    const timeout = AbortSignal.timeout(TRACK_TIMEOUT_MS);
     const response = await fetch(url, {
       // The session cookie, also when the captions come from the API's host.
       credentials: 'include',
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: timeoutSignal(TRACK_TIMEOUT_MS, signal),
     });
     if (response.status === 401) return { kind: 'refused' };
     if (response.status === 204 || response.status === 404) return { kind: 'missing' };

@@ -19,6 +19,9 @@ export interface BootConfig {
  */
 export const APP_WAIT_MS = 10_000;
 
+/** Set on <html> by the floor check (src/boot/floor.ts): the boot script then starts nothing. */
+export const BELOW_FLOOR_ATTRIBUTE = 'data-below-floor';
+
 /** The id of the JSON element that holds them. */
 export const BOOT_CONFIG_ID = 'boot-config';
 

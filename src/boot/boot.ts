@@ -15,7 +15,12 @@
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
 import { markAdaptive, readMediaInfo, startVideo } from '../screens/video-player/video-start';
-import { BOOT_CONFIG_ID, VIDEO_SCREEN_TEMPLATE_ID, type BootConfig } from './boot-config';
+import {
+  BELOW_FLOOR_ATTRIBUTE,
+  BOOT_CONFIG_ID,
+  VIDEO_SCREEN_TEMPLATE_ID,
+  type BootConfig,
+} from './boot-config';
 
 const boot = JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
 const info = readMediaInfo();
@@ -73,4 +78,9 @@ function showVideoScreen(greeting: string): boolean {
 }
 
 const session = parseSession(localStorage.getItem(SESSION_KEY), Date.now());
-if (!session || !showVideoScreen(`Hola ${session.nombres} / ${session.empresa}`)) startApp();
+// Below the floor (src/boot/floor.ts said so on the page), nothing would work: start nothing.
+if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
+  // The message is on the screen.
+} else if (!session || !showVideoScreen(`Hola ${session.nombres} / ${session.empresa}`)) {
+  startApp();
+}

@@ -123,5 +123,5 @@ export function startRung(rungs: Rung[], choice: QualityChoice, estimateBps: num
   const fixed = pool.find((r) => r.height === choice.quality);
   if (fixed) return fixed;
   const quick = pool.filter((r) => (r.peakBandwidth * SEGMENT_S) / estimateBps <= START_SEGMENT_S);
-  return quick.at(-1) ?? pool[0]!;
+  return quick[quick.length - 1] ?? pool[0]!;
 }

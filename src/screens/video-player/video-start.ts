@@ -32,6 +32,7 @@ import {
   type LinkHint,
 } from './quality';
 import { readPosition } from './resume-position';
+import { timeoutSignal } from '../../api/timeout-signal';
 
 declare global {
   interface HTMLVideoElement {
@@ -108,7 +109,7 @@ function requestEarly(urls: string[]): EarlyRequests {
       const askedAt = performance.now();
       const response = fetch(url, {
         credentials: 'same-origin',
-        signal: AbortSignal.timeout(EARLY_TIMEOUT_MS),
+        signal: timeoutSignal(EARLY_TIMEOUT_MS),
       })
         .then(async (answer) => {
           const firstByteAt = performance.now();
@@ -159,6 +160,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     return null;
   }
   const choice = parseChoice(storage.getItem(QUALITY_KEY));
+  // eslint-disable-next-line compat/compat -- undefined in Safari and Firefox: readEstimate falls back.
   const estimateBps = readEstimate(storage, navigator.connection);
   const rung = startRung(info.rungs, choice, estimateBps);
   const position = readPosition(storage, videoUrl) ?? 0;

@@ -118,7 +118,8 @@ interface Run {
   output(): string;
   /** Resolves when the output holds `text`. */
   printed(text: string): Promise<void>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** How the started process ended, and what of its group was still alive at that moment. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; left: string[] }>;
 }
 
 const runs: Run[] = [];
@@ -140,8 +141,8 @@ async function start(command: string, args: string[]): Promise<Run> {
   };
   child.stdout?.on('data', onData);
   child.stderr?.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-    child.once('exit', (code, signal) => done({ code, signal })),
+  const exited = new Promise<Awaited<Run['exited']>>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal, left: group(child.pid ?? 0) })),
   );
   const printed = (wanted: string) =>
     new Promise<void>((done, fail) => {
@@ -186,7 +187,11 @@ async function pausedVideo(origin: string) {
     response.on('end', () => done(bytes)).on('error', fail);
     const since = Date.now();
     response.on('aborted', () =>
-      fail(new Error(`aborted after ${bytes} bytes, ${Date.now() - since} ms after the request`)),
+      fail(
+        new Error(
+          `aborted after ${bytes} bytes, ${Date.now() - since} ms after the response began`,
+        ),
+      ),
     );
   });
   await until(
@@ -245,7 +250,9 @@ async function stopsCleanly(
   video.response.resume();
   expect(await video.ended).toBe(VIDEO_BYTES);
   expect(video.response.headers['content-length']).toBe(String(VIDEO_BYTES));
-  expect(await run.exited).toEqual({ code: 0, signal: null });
+  // A manager takes the end of the PID it holds for the end of the service (and may kill what
+  // remains): by then the server must be gone.
+  expect(await run.exited).toEqual({ code: 0, signal: null, left: [] });
   await until(
     () => `the port ${run.port} is free`,
     () => portIsFree(run.port),

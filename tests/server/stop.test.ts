@@ -33,7 +33,8 @@ const PASSWORD = 'una-clave-para-parar-el-sitio';
  * on a loaded machine.
  */
 const VIDEO_BYTES = 24 * 1024 * 1024;
-const BOUND_MS = 20_000;
+/** Generous: a start took 12 to 14 s on a 2-core machine with a load average of 27. */
+const BOUND_MS = 60_000;
 
 let dir: string;
 let env: Record<string, string | undefined>;
@@ -267,7 +268,7 @@ describe('stopping the site as a process manager does', () => {
   it.each(CASES)(
     '%s, %s to %s: the video in flight completes, the port is freed, nothing is left',
     (name, signal, target) => stopsCleanly(STARTS[name], signal, target),
-    60_000,
+    180_000,
   );
 
   // A container's exec-form entry point: the start script is PID 1 of its PID namespace, where
@@ -280,6 +281,6 @@ describe('stopping the site as a process manager does', () => {
         'SIGTERM',
         'the start script',
       ),
-    60_000,
+    180_000,
   );
 });

@@ -1,5 +1,6 @@
 // `npm start`: installs when node_modules is missing, builds when the build is missing, stale
 // or made with other build-time settings, then runs the server in the foreground.
+// With `--build` it stops before serving: a deploy step or an image's build (docs/production.md).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -51,4 +52,5 @@ if (reason) {
   recordBuild(root, process.env);
 }
 
+if (process.argv.includes('--build')) process.exit(0);
 process.exit(await run(process.execPath, [SERVER_ENTRY]));

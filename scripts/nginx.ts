@@ -83,6 +83,16 @@ const MEDIA_FILES = [
   },
 ] as const;
 
+/** What every instance must hear from the proxy; TRUST_PROXY makes the instances believe it. */
+const FORWARDED = [
+  `proxy_set_header Connection "";`,
+  `proxy_set_header Host $http_host;`,
+  // Replaced, not appended: a client's own X-Forwarded-For would otherwise pick its address.
+  `proxy_set_header X-Forwarded-For $remote_addr;`,
+  `proxy_set_header X-Forwarded-Proto https;`,
+  `proxy_set_header X-Forwarded-Host $http_host;`,
+];
+
 /** The headers the app (helmet, server/security.ts) puts on every file it serves. */
 function securityHeaders(production: boolean): string[] {
   return [
@@ -106,6 +116,8 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
     `  internal;`,
     `  proxy_pass http://app${ACCESS_PATH};`,
     `  proxy_pass_request_body off;`,
+    // A location's own proxy_set_header drops the server's: all of them again.
+    ...FORWARDED.map((line) => `  ${line}`),
     `  proxy_set_header Content-Length "";`,
     `  proxy_set_header Range "";`,
     `  proxy_set_header If-Range "";`,
@@ -191,12 +203,7 @@ export function nginxConfig(options: ProxyOptions): string {
     `    ssl_protocols TLSv1.2 TLSv1.3;`,
     `    ssl_session_cache shared:tls:4m;`,
     `    proxy_http_version 1.1;`,
-    `    proxy_set_header Connection "";`,
-    `    proxy_set_header Host $http_host;`,
-    // Replaced, not appended: a client's own X-Forwarded-For would otherwise pick its address.
-    `    proxy_set_header X-Forwarded-For $remote_addr;`,
-    `    proxy_set_header X-Forwarded-Proto https;`,
-    `    proxy_set_header X-Forwarded-Host $http_host;`,
+    ...FORWARDED.map((line) => `    ${line}`),
     `    proxy_connect_timeout 2s;`,
     // Idempotent requests (and any request no instance received) go to the next instance.
     `    proxy_next_upstream error timeout http_502 http_504;`,

@@ -271,7 +271,7 @@ const SETTINGS = {
     'proxy',
     '10',
     wholeNumber(0, 10),
-    "how long the proxy trusts the app's answer for one session cookie: a signout or expiry stops the video within it",
+    "seconds the proxy trusts one cookie's access answer: the signout lag of the video files",
   ),
   SIGNIN_FREE_FAILURES: setting(
     'server',

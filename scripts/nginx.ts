@@ -158,7 +158,7 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
 }
 
 /** The whole nginx.conf for these options. */
-export function nginxConfig(options: ProxyOptions): string {
+function nginxConfig(options: ProxyOptions): string {
   const upstreams = options.upstreams.map(
     // Passive health: a refused connection or a timeout takes an instance out for 3 s.
     (address) => `  server ${address} max_fails=1 fail_timeout=3s;`,

@@ -10,7 +10,7 @@ import type { AttemptLimiter } from './signin-limiter.js';
  * are fixed words and route templates: never an address, a cookie, a token or a password.
  */
 
-export type SigninOutcome = 'accepted' | 'wrong_password' | 'limited' | 'store_unavailable';
+type SigninOutcome = 'accepted' | 'wrong_password' | 'limited' | 'store_unavailable';
 
 /** What the app served, by the route that served it. */
 type ServedKind =

@@ -140,7 +140,8 @@ async function counted(name: string, labels: Record<string, string> = {}): Promi
   return total;
 }
 
-describe('the proxy in front of two instances', () => {
+// Each test signs in (a real scrypt hash); on a shared, busy machine that alone can take seconds.
+describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
   it('signs a visitor in over HTTPS and HTTP/2: the instances see https and set the __Host- cookie', async () => {
     const answer = await signin();
     expect(answer.status).toBe(200);

@@ -8,6 +8,7 @@ const ONCE = [
   'budget.spec.ts',
   'redis-instances.spec.ts',
   'browser-restart.spec.ts',
+  'proxy.spec.ts',
 ];
 const desktop = { viewport: { width: 1280, height: 800 } };
 const phone = {
@@ -42,7 +43,7 @@ export default defineConfig({
     { name: 'budget', testMatch: 'budget.spec.ts', use: desktop },
     {
       name: 'instances',
-      testMatch: ['redis-instances.spec.ts', 'browser-restart.spec.ts'],
+      testMatch: ['redis-instances.spec.ts', 'browser-restart.spec.ts', 'proxy.spec.ts'],
       use: desktop,
     },
     { name: 'desktop', testIgnore: ONCE, use: desktop },

@@ -11,6 +11,14 @@ export const PUBLISHED = {
   manifest: 'media.json',
 } as const;
 
+/**
+ * The app's access check for a proxy that serves the video bytes itself (scripts/nginx.ts):
+ * 204 for a live session, with the publish's folder (relative to MEDIA_DIR) in MEDIA_DIR_HEADER;
+ * 401 and 503 exactly as the video routes answer them.
+ */
+export const ACCESS_PATH = '/api/video/access';
+export const MEDIA_DIR_HEADER = 'x-media-dir';
+
 /** A rendition's folder: the publish id and its height, e.g. `k3f9a1c2-360p`. */
 export const RUNG_DIR_PATTERN = /^[a-z0-9]{8}-\d{2,4}p$/;
 

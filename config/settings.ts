@@ -15,8 +15,11 @@ import { MAX_FIELD_LENGTH, SESSION_TIMEOUT_MS } from '../machines/session.js';
 import { PUBLISHED } from './media-layout.js';
 import { parsePasswordHash } from './password-hash.js';
 
-/** Who reads a setting: the server at start, the build (a change needs a new build), or both. */
-type Reader = 'server' | 'build' | 'both';
+/**
+ * Who reads a setting: the server at start, the build (a change needs a new build), both, or
+ * the proxy (`npm run proxy`, scripts/proxy.ts).
+ */
+type Reader = 'server' | 'build' | 'both' | 'proxy';
 
 type Parser<T> = z.ZodType<T, string>;
 
@@ -65,6 +68,24 @@ const name = z
   .max(MAX_FIELD_LENGTH, `must be at most ${MAX_FIELD_LENGTH} characters`);
 
 const path = z.string().min(1, 'must not be empty');
+
+/** Empty, or a path to an existing file. */
+const optionalFile = z.string().refine((raw) => raw === '' || existsSync(raw), {
+  error: (issue) => `names no file ("${String(issue.input)}")`,
+});
+
+/** `host:port,host:port`: the instances behind the proxy. */
+const upstreams = z
+  .string()
+  .transform((raw) => raw.split(',').map((entry) => entry.trim()))
+  .refine(
+    (entries) =>
+      entries.every((entry) => {
+        const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(entry);
+        return match !== null && Number(match[2]) >= 1 && Number(match[2]) <= 65_535;
+      }),
+    { error: 'must be a comma list of host:port (e.g. 127.0.0.1:8080,127.0.0.1:8081)' },
+  );
 
 /** Trimmed: a hash or secret pasted from a terminal often carries a newline. */
 const trimmed = z.string().transform((raw) => raw.trim());
@@ -215,6 +236,43 @@ const SETTINGS = {
     '(empty: the single MP4 above)',
   ),
   DIST_DIR: setting('server', 'dist', path, 'the built front end'),
+  METRICS_PORT: setting(
+    'server',
+    '',
+    z.string().refine((raw) => raw === '' || (/^\d+$/.test(raw) && Number(raw) <= 65_535), {
+      error: 'must be empty or a port number',
+    }),
+    'Prometheus metrics at `http://{METRICS_HOST}:{port}/metrics`, never on the public port',
+    '(empty: no metrics)',
+  ),
+  METRICS_HOST: setting('server', '127.0.0.1', name, 'the metrics listen address (loopback)'),
+  PROXY_PORT: setting('proxy', '8443', wholeNumber(1, 65_535), 'HTTPS port of `npm run proxy`'),
+  PROXY_HOST: setting(
+    'proxy',
+    '127.0.0.1',
+    name,
+    'its listen address (`0.0.0.0` to serve the network)',
+  ),
+  UPSTREAMS: setting(
+    'proxy',
+    '127.0.0.1:8080',
+    upstreams,
+    'the instances behind the proxy, a comma list of `host:port`',
+  ),
+  TLS_CERT: setting(
+    'proxy',
+    '',
+    optionalFile,
+    "the proxy's certificate chain (PEM)",
+    '(empty: a self-signed pair for the run)',
+  ),
+  TLS_KEY: setting('proxy', '', optionalFile, 'its private key (PEM)'),
+  PROXY_AUTH_CACHE_S: setting(
+    'proxy',
+    '10',
+    wholeNumber(0, 10),
+    "seconds the proxy trusts one cookie's access answer: the signout lag of the video files",
+  ),
   SIGNIN_FREE_FAILURES: setting(
     'server',
     '5',
@@ -336,22 +394,24 @@ const SETTINGS = {
 export type SettingName = keyof typeof SETTINGS;
 type ReaderOf<N extends SettingName> = (typeof SETTINGS)[N]['readBy'];
 export type ServerSettingName = {
-  [N in SettingName]: ReaderOf<N> extends 'build' ? never : N;
+  [N in SettingName]: ReaderOf<N> extends 'build' | 'proxy' ? never : N;
 }[SettingName];
 export type BuildSettingName = {
-  [N in SettingName]: ReaderOf<N> extends 'server' ? never : N;
+  [N in SettingName]: ReaderOf<N> extends 'server' | 'proxy' ? never : N;
+}[SettingName];
+export type ProxySettingName = {
+  [N in SettingName]: ReaderOf<N> extends 'proxy' ? N : never;
 }[SettingName];
 export type SettingValues<N extends SettingName> = {
   [K in N]: z.output<(typeof SETTINGS)[K]['parse']>;
 };
 
 const ALL = Object.keys(SETTINGS) as SettingName[];
-export const SERVER_SETTINGS = ALL.filter(
-  (key) => SETTINGS[key].readBy !== 'build',
-) as ServerSettingName[];
-export const BUILD_SETTINGS = ALL.filter(
-  (key) => SETTINGS[key].readBy !== 'server',
-) as BuildSettingName[];
+const readBy = (...readers: Reader[]) =>
+  ALL.filter((key) => readers.includes(SETTINGS[key].readBy));
+export const SERVER_SETTINGS = readBy('server', 'both') as ServerSettingName[];
+export const BUILD_SETTINGS = readBy('build', 'both') as BuildSettingName[];
+export const PROXY_SETTINGS = readBy('proxy') as ProxySettingName[];
 
 /** Rules between settings, checked when the settings they name are valid. */
 const RULES: {
@@ -363,6 +423,20 @@ const RULES: {
     problem: (v) =>
       Number(v.SIGNIN_BACKOFF_MAX_MS) < Number(v.SIGNIN_BACKOFF_BASE_MS)
         ? 'SIGNIN_BACKOFF_MAX_MS must not be less than SIGNIN_BACKOFF_BASE_MS'
+        : null,
+  },
+  {
+    names: ['PORT', 'METRICS_PORT'],
+    problem: (v) =>
+      v.METRICS_PORT !== '' && v.METRICS_PORT === String(v.PORT)
+        ? 'METRICS_PORT must not be PORT: the metrics never go on the public port'
+        : null,
+  },
+  {
+    names: ['TLS_CERT', 'TLS_KEY'],
+    problem: (v) =>
+      (v.TLS_CERT === '') !== (v.TLS_KEY === '')
+        ? 'TLS_CERT and TLS_KEY go together: set both or neither'
         : null,
   },
   {
@@ -448,8 +522,12 @@ export function clientConfig(env: Env): ClientConfig {
 export function settingsTableRows(): string[][] {
   return ALL.map((key) => {
     const { readBy, meaning, shown } = SETTINGS[key];
-    const prefix =
-      readBy === 'build' ? '_build_: ' : readBy === 'both' ? '_build and server_: ' : '';
+    const prefix = {
+      build: '_build_: ',
+      both: '_build and server_: ',
+      proxy: '_proxy_: ',
+      server: '',
+    }[readBy];
     return [`\`${key}\``, shown ?? `\`${SETTINGS[key].default}\``, `${prefix}${meaning}`];
   });
 }

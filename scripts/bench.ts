@@ -22,6 +22,7 @@ import {
   loadMeasurement,
   startBenchServer,
 } from './bench/load';
+import { proxyMeasurement } from './bench/proxy';
 import { redisMeasurement } from './bench/redis';
 import { runMeasurement, type Measurement, type Site } from './bench/measure';
 import {
@@ -77,6 +78,7 @@ const MEASUREMENTS = {
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
   redis: redisMeasurement,
+  proxy: proxyMeasurement,
 } as const;
 
 /** BENCH_ONLY=screens,video runs a subset (while working on one figure). */

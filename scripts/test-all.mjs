@@ -1,7 +1,8 @@
 /**
  * `npm test`: everything a fresh machine needs, then every check, then one summary line.
- * Installs npm packages when they are missing or stale, and Debian's Chromium and redis-server
- * when they are missing and apt can be used; otherwise it stops at once and says what to install.
+ * Installs npm packages when they are missing or stale, and Debian's Chromium, redis-server, nginx
+ * and ffmpeg when they are missing and apt can be used; otherwise it stops at once and says what
+ * to install.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -31,6 +32,11 @@ const debianPackages = [
   {
     name: 'redis-server',
     present: () => spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0,
+    hint: '',
+  },
+  {
+    name: 'nginx',
+    present: () => spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status === 0,
     hint: '',
   },
   {

@@ -4,6 +4,13 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { SCREEN_PATHS } from '../config/paths.js';
 import type { ServerConfig, TrustProxy } from './config.js';
 import { clientErrorHandler, errorHandler, frameworkErrors, notFoundHandler } from './errors.js';
+import {
+  createMetrics,
+  measuredLimiter,
+  measuredSessions,
+  measureRequests,
+  type Metrics,
+} from './metrics.js';
 import { createRedis, redisAnswers } from './redis.js';
 import { RedisSessionStore } from './redis-sessions.js';
 import { RedisSigninLimiter } from './redis-signin-limiter.js';
@@ -28,6 +35,8 @@ export interface ServerDeps {
   sessions?: SessionStore;
   /** Set by index.ts on SIGTERM: /readyz then answers 503 while requests in flight finish. */
   lifecycle?: { draining: boolean };
+  /** What index.ts serves on METRICS_PORT; tests read it directly. */
+  metrics?: Metrics;
 }
 
 /** How long /readyz waits for Redis's PONG. */
@@ -143,6 +152,10 @@ export async function buildServer(
       deps.sessions ?? new MemorySessionStore({ ttlMs, maxSessions: config.maxSessions, now });
     limiter = new SigninLimiter({ ...limits, maxAttemptsInFlight, now });
   }
+  const metrics = deps.metrics ?? createMetrics();
+  sessions = measuredSessions(sessions, metrics);
+  limiter = measuredLimiter(limiter, metrics);
+  measureRequests(app, metrics, config.basePath);
   app.addHook('onClose', async () => sessions.close());
 
   await registerSecurityHeaders(app, config);
@@ -164,6 +177,7 @@ export async function buildServer(
       config,
       sessions,
       limiter,
+      metrics,
       hashing: slots(maxConcurrentHashes),
     });
     await users.register(signoutRoute, { sessions });

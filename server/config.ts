@@ -67,6 +67,8 @@ export interface ServerConfig {
   distDir: string;
   signin: SigninLimits;
   logLevel: LogLevel;
+  /** Prometheus metrics on their own loopback listener; null: none. */
+  metrics: { port: number; host: string } | null;
   /** Shared sessions and limits for several instances; null keeps them in this process. */
   redisUrl: string | null;
   /** Origins outside this server that the built app talks to (from the client's URLs). */
@@ -118,6 +120,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     logLevel: s.LOG_LEVEL,
     redisUrl: s.REDIS_URL || null,
+    metrics: s.METRICS_PORT ? { port: Number(s.METRICS_PORT), host: s.METRICS_HOST } : null,
     // The client reads these URLs at build time; the server lets the browser reach their
     // origins under the CSP.
     outsideOrigins: {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SCREEN_PATHS } from '../config/paths.js';
 import { buildServer } from './app.js';
 import { configWarnings, loadConfig, type ServerConfig } from './config.js';
+import { createMetrics, metricsServer } from './metrics.js';
 
 /** How long open video streams may take to finish before a shutdown cuts them. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -27,7 +28,18 @@ async function main() {
   const config = readConfig();
   shout(configWarnings(config));
   const lifecycle = { draining: false };
-  const app = await buildServer(config, { lifecycle });
+  const metrics = createMetrics({ process: true });
+  const app = await buildServer(config, { lifecycle, metrics });
+  if (config.metrics) {
+    const { port, host } = config.metrics;
+    const server = metricsServer(metrics);
+    app.addHook('onClose', (_instance, done) => server.close(() => done()));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    app.log.info({ port, host }, 'metrics at /metrics');
+  }
 
   for (const [name, path] of [
     ['VIDEO_FILE', config.videoFile],

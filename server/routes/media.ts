@@ -11,7 +11,7 @@ import {
 } from '../compressed-text.js';
 import type { ServerConfig } from '../config.js';
 import { UNAUTHORIZED } from '../errors.js';
-import { PUBLISHED } from '../../config/media-layout.js';
+import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../../config/media-layout.js';
 import { liveSession } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
 import { adaptiveRoutes, renditionHeaders, type SendText } from './adaptive.js';
@@ -67,6 +67,16 @@ export async function mediaRoutes(
       return reply.code(401).send(UNAUTHORIZED);
     }
   });
+
+  // The proxy's question before it serves a file from MEDIA_DIR itself; the hook above answered
+  // 401 or 503 already. The folder is the one the routes below read (the same mapping).
+  app.get(ACCESS_PATH, async (_request, reply) =>
+    reply
+      .code(204)
+      .header('cache-control', 'no-store')
+      .header(MEDIA_DIR_HEADER, config.mediaDir ? '.' : '')
+      .send(),
+  );
 
   for (const file of files) {
     if (file.url.endsWith('.vtt')) continue;

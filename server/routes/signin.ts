@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import { apiError } from '../errors.js';
 import { MAX_FIELD_LENGTH } from '../../machines/session.js';
+import type { Metrics } from '../metrics.js';
 import { verifyPassword } from '../password.js';
 import { clearSessionCookie, setSessionCookie, tokenFrom } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
@@ -42,6 +43,7 @@ export interface SigninDeps {
   config: ServerConfig;
   sessions: SessionStore;
   limiter: AttemptLimiter;
+  metrics: Metrics;
   /** Runs each hash when a slot is free (see slots.ts). */
   hashing: <T>(task: () => Promise<T>) => Promise<T>;
 }
@@ -67,17 +69,27 @@ function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal) 
 
 export async function signinRoute(
   app: FastifyInstance,
-  { config, sessions, limiter, hashing }: SigninDeps,
+  { config, sessions, limiter, metrics, hashing }: SigninDeps,
 ) {
   app.post<{ Body: SigninBody }>(
     '/api/users/signin',
-    { schema: { body: bodySchema }, bodyLimit: SIGNIN_BODY_LIMIT },
+    {
+      schema: { body: bodySchema },
+      bodyLimit: SIGNIN_BODY_LIMIT,
+      // Every 503 here comes from the store (redis.ts): the outcome an operator must see.
+      onError: async (_request, _reply, error) => {
+        if (error.statusCode === 503) metrics.signin('store_unavailable');
+      },
+    },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       // IPv6 clients usually own a whole /64: count it as one address. A store that does not
       // answer is a 503 here, before any hashing.
       const admission = await limiter.admit(normalizeIP(request.ip));
-      if (!admission.ok) return refuse(request, reply, admission);
+      if (!admission.ok) {
+        metrics.signin('limited');
+        return refuse(request, reply, admission);
+      }
 
       const { usuario, contraseña } = request.body.form;
       let accepted = false;
@@ -94,13 +106,17 @@ export async function signinRoute(
 
       const outcome = accepted ? 'success' : 'invalid_credentials';
       request.log.info({ signin: { outcome, address: request.ip } }, 'signin attempt');
-      if (!accepted) return reply.code(401).send(WRONG);
+      if (!accepted) {
+        metrics.signin('wrong_password');
+        return reply.code(401).send(WRONG);
+      }
 
       // A new token at every signin; an older session carried by this browser ends here.
       const previous = tokenFrom(request);
       if (previous) await sessions.delete(previous);
       const { token, session } = await sessions.create();
       setSessionCookie(request, reply, token, session.expiresAt - session.createdAt);
+      metrics.signin('accepted');
       return { empresa: config.empresa, nombres: config.nombres };
     },
   );

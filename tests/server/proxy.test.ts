@@ -1,0 +1,336 @@
+/**
+ * The proxy for real: Debian's nginx (scripts/nginx.ts) over HTTPS in front of two instances on
+ * one redis-server, with a published clip in MEDIA_DIR. The instances run in this process (so
+ * that their metrics and logs can be read); the browser test (e2e/proxy.spec.ts) runs built ones.
+ */
+import type { FastifyInstance } from 'fastify';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { connect as http2Connect } from 'node:http2';
+import { request as httpsRequest } from 'node:https';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUBLISHED, segmentName } from '../../config/media-layout.js';
+import { startProxy, type RunningProxy } from '../../scripts/nginx.js';
+import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
+import { publishTestClip } from '../../scripts/test-clip.js';
+import { buildServer } from '../../server/app.js';
+import { createMetrics, type Metrics } from '../../server/metrics.js';
+import { DEMO_PASSWORD, logCapture, signinBody, SIGNIN, SIGNOUT, testConfig } from './helpers.js';
+
+/** The proxy trusts one session cookie's answer this long (PROXY_AUTH_CACHE_S). */
+const CACHE_S = 2;
+
+interface Instance {
+  app: FastifyInstance;
+  metrics: Metrics;
+  log: ReturnType<typeof logCapture>;
+  address: string;
+}
+
+let redis: RedisServer;
+let proxy: RunningProxy;
+let dir: string;
+let rung: string;
+const instances: Instance[] = [];
+
+async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const metrics = createMetrics();
+  const log = logCapture();
+  const app = await buildServer(testConfig({ LOG_LEVEL: 'info', ...env }), {
+    metrics,
+    logStream: log.stream,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return { app, metrics, log, address: `127.0.0.1:${port}` };
+}
+
+beforeAll(async () => {
+  let manifest;
+  [redis, { dir, manifest }] = await Promise.all([startRedis(), publishTestClip(7)]);
+  rung = manifest.rungs.at(-1)!.dir;
+  const env = {
+    REDIS_URL: redis.url,
+    MEDIA_DIR: dir,
+    TRUST_PROXY: '127.0.0.1',
+    SESSION_SECRET: 'proxy-test-secret-0123456789-abcdefghijklmnop',
+    SIGNIN_FREE_FAILURES: '1',
+    SIGNIN_BACKOFF_BASE_MS: '60000',
+  };
+  instances.push(await startInstance(env), await startInstance(env));
+  proxy = await startProxy({
+    upstreams: instances.map((instance) => instance.address),
+    mediaDir: dir,
+    authCacheS: CACHE_S,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.stop();
+  await Promise.all(instances.map((instance) => instance.app.close()));
+  await redis?.stop();
+  if (dir) rmSync(dirname(dir), { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** HTTPS with the run's self-signed certificate; the path is sent exactly as given. */
+function send(
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(
+      {
+        host: '127.0.0.1',
+        port: proxy.port,
+        path,
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        rejectUnauthorized: false,
+        localAddress: options.from,
+        agent: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}
+
+const signin = (password = DEMO_PASSWORD, from?: string, headers: Record<string, string> = {}) =>
+  send(SIGNIN, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(signinBody(password)),
+    from,
+  });
+
+async function session(from?: string): Promise<string> {
+  const answer = await signin(DEMO_PASSWORD, from);
+  expect(answer.status).toBe(200);
+  return String(answer.headers['set-cookie']).split(';', 1)[0]!;
+}
+
+const segment = (index = 0) => `/api/video/hls/${rung}/${segmentName(index)}`;
+
+/** The sum of a counter over both instances, for the given labels. */
+async function counted(name: string, labels: Record<string, string> = {}): Promise<number> {
+  let total = 0;
+  for (const { metrics } of instances) {
+    const metric = (await metrics.registry.getSingleMetric(name)?.get()) ?? { values: [] };
+    for (const value of metric.values)
+      if (Object.entries(labels).every(([key, wanted]) => value.labels[key] === wanted))
+        total += value.value;
+  }
+  return total;
+}
+
+// Each test signs in (a real scrypt hash); on a shared, busy machine that alone can take seconds.
+describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
+  it('signs a visitor in over HTTPS and HTTP/2: the instances see https and set the __Host- cookie', async () => {
+    const answer = await signin();
+    expect(answer.status).toBe(200);
+    expect(String(answer.headers['set-cookie'])).toMatch(/^__Host-sid=.+; Secure/);
+
+    const client = http2Connect(proxy.origin, { rejectUnauthorized: false });
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const stream = client.request({ ':path': '/capacitacion/login' });
+        stream.on('response', (headers) => resolve(Number(headers[':status'])));
+        stream.on('error', reject);
+        stream.resume();
+      });
+      expect(client.alpnProtocol).toBe('h2');
+      // No build in these tests: the page's own 503 "not built", from an instance, not nginx.
+      expect(status).toBe(503);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('serves segments, the fallback MP4 (Range) and the poster itself, byte for byte, with private caching', async () => {
+    const cookie = await session();
+    const before = await counted('app_requests_total', { kind: 'segment' });
+    const videoBefore = await counted('app_requests_total', { kind: 'video' });
+
+    for (const index of [0, 1]) {
+      const answer = await send(segment(index), { headers: { cookie } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.equals(readFileSync(join(dir, rung, segmentName(index))))).toBe(true);
+      expect(answer.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+      expect(answer.headers['content-type']).toBe('video/mp4');
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    }
+    const init = await send(`/api/video/hls/${rung}/init.mp4`, { headers: { cookie } });
+    expect(init.body.equals(readFileSync(join(dir, rung, 'init.mp4')))).toBe(true);
+
+    const range = await send('/api/video', { headers: { cookie, range: 'bytes=100-199' } });
+    expect(range.status).toBe(206);
+    expect(range.headers['content-range']).toMatch(/^bytes 100-199\/\d+$/);
+    expect(range.body.equals(readFileSync(join(dir, PUBLISHED.fallback)).subarray(100, 200))).toBe(
+      true,
+    );
+    expect(range.headers['cache-control']).toBe('private, no-cache');
+
+    const poster = await send('/api/video/poster.jpg', { headers: { cookie } });
+    expect(poster.status).toBe(200);
+    expect(poster.headers['content-type']).toBe('image/jpeg');
+    expect(poster.body.equals(readFileSync(join(dir, PUBLISHED.poster)))).toBe(true);
+
+    // The playlists still come from an instance (compressed there); the bytes never did.
+    expect((await send(`/api/video/hls/${rung}/index.m3u8`, { headers: { cookie } })).status).toBe(
+      200,
+    );
+    expect(await counted('app_requests_total', { kind: 'segment' })).toBe(before);
+    expect(await counted('app_requests_total', { kind: 'video' })).toBe(videoBefore);
+    expect(await counted('app_requests_total', { kind: 'playlist' })).toBeGreaterThan(0);
+  });
+
+  it('asks the app once per session cookie within the cache time, not once per segment', async () => {
+    const cookie = await session();
+    const asked = await counted('app_requests_total', { kind: 'access' });
+    for (const index of [0, 1, 0, 1]) {
+      expect((await send(segment(index), { headers: { cookie } })).status).toBe(200);
+    }
+    expect(await counted('app_requests_total', { kind: 'access' })).toBe(asked + 1);
+  });
+
+  it('refuses without a live session with the JSON 401 of the app, and serves nothing outside the published folders', async () => {
+    for (const cookie of ['', '__Host-sid=forged', 'sid=whatever']) {
+      const answer = await send(segment(0), { headers: { cookie } });
+      expect(answer.status, cookie).toBe(401);
+      expect(JSON.parse(answer.body.toString())).toMatchObject({ error: 'unauthorized' });
+      expect(answer.headers['cache-control']).toBe('no-store');
+    }
+    const cookie = await session();
+    // A symbolic link placed in a rendition's folder, pointing outside it, is not followed.
+    writeFileSync(join(dirname(dir), 'secret.txt'), 'not published');
+    symlinkSync(join(dirname(dir), 'secret.txt'), join(dir, rung, segmentName(900)));
+    const linked = await send(segment(900), { headers: { cookie } });
+    expect([403, 404]).toContain(linked.status);
+    expect(linked.body.toString()).not.toContain('not published');
+    for (const path of [
+      `/api/video/hls/${rung}/../../secret.txt`,
+      `/api/video/hls/${rung}/%2e%2e/%2e%2e/secret.txt`,
+      `/api/video/hls/${rung}/..%2f..%2fsecret.txt`,
+      '/api/video/hls/../../../etc/passwd',
+    ]) {
+      const answer = await send(path, { headers: { cookie } });
+      expect(answer.body.toString(), path).not.toContain('not published');
+      expect(answer.body.toString(), path).not.toContain('root:');
+      expect(answer.status, path).not.toBe(200);
+    }
+  });
+
+  it('stops the next segment within the cache time after a signout', async () => {
+    const cookie = await session();
+    // The proxy asks the app here, and trusts its answer for CACHE_S from now.
+    const asked = Date.now();
+    expect((await send(segment(0), { headers: { cookie } })).status).toBe(200);
+    const out = await send(SIGNOUT, { method: 'POST', headers: { cookie } });
+    expect(out.status).toBe(204);
+    const signedOut = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - signedOut < (CACHE_S + 2) * 1000) {
+      status = (await send(segment(1), { headers: { cookie } })).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(401);
+    // One poll and one request of slack on a busy machine.
+    expect(Date.now() - asked).toBeLessThanOrEqual(CACHE_S * 1000 + 600);
+  });
+
+  it('passes the real client address to the signin limiter; a forged X-Forwarded-For changes nothing', async () => {
+    const limited = await counted('signins_total', { outcome: 'limited' });
+    const wrong = await counted('signins_total', { outcome: 'wrong_password' });
+    const spoof = { 'x-forwarded-for': '203.0.113.9' };
+    // One free failure, then a minute's wait for 127.0.0.2, whatever address it claims.
+    expect((await signin('mal', '127.0.0.2', spoof)).status).toBe(401);
+    expect((await signin('mal', '127.0.0.2', { 'x-forwarded-for': '203.0.113.10' })).status).toBe(
+      429,
+    );
+    // Another real address is not slowed.
+    expect((await signin(DEMO_PASSWORD, '127.0.0.3', spoof)).status).toBe(200);
+    const lines = instances
+      .flatMap(({ log }) => log.lines)
+      .filter((l) => l.includes('signin attempt'));
+    expect(lines.some((line) => line.includes('"address":"127.0.0.2"'))).toBe(true);
+    expect(lines.some((line) => line.includes('203.0.113'))).toBe(false);
+    expect(await counted('signins_total', { outcome: 'limited' })).toBe(limited + 1);
+    expect(await counted('signins_total', { outcome: 'wrong_password' })).toBe(wrong + 1);
+  });
+
+  it('answers 503 with Retry-After, never 401, through the proxy while Redis is down', async () => {
+    const fresh = await session('127.0.0.4');
+    const storeErrors = await counted('store_errors_total');
+    const unavailable = await counted('signins_total', { outcome: 'store_unavailable' });
+    await redis.kill();
+    try {
+      for (const path of [
+        segment(0),
+        '/api/video',
+        '/api/video/poster.jpg',
+        '/api/video/captions.vtt',
+      ]) {
+        const answer = await send(path, { headers: { cookie: fresh } });
+        expect(answer.status, path).toBe(503);
+        expect(answer.headers['retry-after'], path).toMatch(/^\d+$/);
+      }
+      const refused = await signin(DEMO_PASSWORD, '127.0.0.5');
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect(await counted('signins_total', { outcome: 'store_unavailable' })).toBe(
+        unavailable + 1,
+      );
+      expect(await counted('store_errors_total')).toBeGreaterThan(storeErrors);
+    } finally {
+      await redis.restart();
+    }
+    for (const { app } of instances)
+      await expect.poll(async () => (await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+  });
+
+  it('keeps serving through the other instance when one is gone, and answers 503 with Retry-After when none is up', async () => {
+    const cookie = await session('127.0.0.6');
+    const [first, second] = instances;
+    await first!.app.close();
+    for (let i = 0; i < 4; i += 1) {
+      expect(
+        (await send(`/api/video/hls/${rung}/index.m3u8`, { headers: { cookie } })).status,
+      ).toBe(200);
+    }
+    await second!.app.close();
+    const none = await send('/capacitacion/login');
+    expect(none.status).toBe(503);
+    expect(none.headers['retry-after']).toBe('2');
+    const media = await send(segment(2), { headers: { cookie: `${cookie}x` } });
+    expect(media.status).toBe(503);
+    expect(media.headers['retry-after']).toBe('2');
+  });
+
+  it('never puts a password, a token or a cookie into the metrics', async () => {
+    const text = (
+      await Promise.all(instances.map(({ metrics }) => metrics.registry.metrics()))
+    ).join('\n');
+    expect(text).toMatch(/signins_total\{outcome="accepted"\} [1-9]/);
+    expect(text).toMatch(/sessions_created_total [1-9]/);
+    expect(text).toMatch(/sessions_ended_total [1-9]/);
+    expect(text).not.toContain(DEMO_PASSWORD);
+    expect(text).not.toMatch(/sid=|__Host|127\.0\.0\.\d/);
+  });
+});

@@ -140,14 +140,12 @@ async function returningVisitor(page: Page, site: Site, step: Step) {
   await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
   await page.getByRole('button', { name: 'Ingresar' }).click();
   await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible({ timeout: 20_000 });
-  const key = `videoPosition:${clientConfig(process.env).videoUrl}`;
-  await page.evaluate(
-    ([key, seconds]) => {
-      if (seconds) localStorage.setItem(key, String(seconds));
-      else localStorage.removeItem(key);
-    },
-    [key, step === 'resuming' ? RESUME_S : 0] as const,
-  );
+  // Before the page's scripts: the page being left would otherwise save its own 0 over it.
+  if (step === 'resuming')
+    await page.addInitScript(([key, seconds]) => localStorage.setItem(key, seconds), [
+      `videoPosition:${clientConfig(process.env).videoUrl}`,
+      String(RESUME_S),
+    ] as const);
 }
 
 /** Holds the first request matching `pattern` until `release` is called. */

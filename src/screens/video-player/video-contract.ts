@@ -39,7 +39,7 @@ export interface AdaptivePlayer {
 }
 
 /** An answer fetched before hls.js was there, with when it was asked for and arrived. */
-export interface EarlyResponse {
+interface EarlyResponse {
   body: ArrayBuffer;
   /** performance.now() when asked, at the first byte (headers), and at the last. */
   askedAt: number;

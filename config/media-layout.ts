@@ -38,19 +38,72 @@ export const RUNG_FILES = {
 /** The name of a rendition's segment `index` (from 0), as ffmpeg writes RUNG_FILES.segments. */
 export const segmentName = (index: number) => `seg${String(index).padStart(5, '0')}.m4s`;
 
+/** A rendition as prepare-video publishes it in media.json. */
+export interface PublishedRung {
+  dir: string;
+  width: number;
+  height: number;
+  /** Measured over the segments, bits per second. */
+  averageBandwidth: number;
+  peakBandwidth: number;
+  codecs: string;
+  bytes: number;
+}
+
+/** media.json: what prepare-video published into MEDIA_DIR. */
+export interface Manifest {
+  id: string;
+  source: string;
+  durationS: number;
+  frameRate: number;
+  rungs: PublishedRung[];
+  fallback: { rung: string; bytes: number };
+  captions: 'kept' | 'embedded' | 'stub';
+  /** How many chapters were published from `--chapters` (0: none, no chapters track). */
+  chapters: number;
+}
+
 /**
- * What the page is told about the published video when the server sends it (index.html is built
- * once; MEDIA_DIR is a run-time setting): the renditions, lowest first, so that a returning
- * visitor's page asks for the first segment at once, beside hls.js, instead of after the
- * master and a playlist. Null when the server has only the single MP4.
+ * What the page is told about the publish (index.html is built once; MEDIA_DIR is a run-time
+ * setting): the renditions, lowest first, `height` being the short side. Null: the single MP4.
  */
 export interface MediaInfo {
-  rungs: { dir: string; height: number; peakBandwidth: number }[];
+  rungs: Pick<PublishedRung, 'dir' | 'height' | 'peakBandwidth'>[];
 }
 
 /** A whole, positive number, as media.json and MediaInfo hold sizes and rates. */
-export const isCount = (value: unknown): value is number =>
+const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+
+/** More than any ladder prepare-video makes (six rungs): a longer list is not its file. */
+const MAX_RUNGS = 16;
+
+/**
+ * The one check of a publish's renditions, for media.json (the server) and for the page's
+ * media-info (the boot and the Player), which the server wrote from it. Null when the text is
+ * not a ladder the player could use (someone may have edited it by hand). Never throws.
+ */
+export function parseMediaInfo(text: string | null | undefined): MediaInfo | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? 'null');
+  } catch {
+    return null;
+  }
+  const rungs = (value as { rungs?: unknown } | null)?.rungs;
+  if (!Array.isArray(rungs) || rungs.length === 0 || rungs.length > MAX_RUNGS) return null;
+  const parsed: MediaInfo['rungs'] = [];
+  for (const rung of rungs as (Partial<PublishedRung> | null)[]) {
+    // The page's copy has no width: its height is already the short side.
+    const { dir, height, width = height, peakBandwidth } = rung ?? {};
+    if (typeof dir !== 'string' || !RUNG_DIR_PATTERN.test(dir)) return null;
+    if (!isCount(width) || !isCount(height) || !isCount(peakBandwidth)) return null;
+    if (parsed.some((other) => other.dir === dir)) return null;
+    // The short side names the quality ("360p"), portrait or not.
+    parsed.push({ dir, height: Math.min(width, height), peakBandwidth });
+  }
+  return { rungs: parsed.sort((a, b) => a.peakBandwidth - b.peakBandwidth) };
+}
 
 /** The id of the JSON element in index.html that holds it. */
 export const MEDIA_INFO_ID = 'media-info';

@@ -20,7 +20,14 @@ import {
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chaptersToWebVtt, describeProblem, parseChapters } from '../machines/chapters.js';
-import { PUBLISHED, RUNG_DIR_PATTERN, RUNG_FILES, SEGMENT_S } from '../config/media-layout.js';
+import {
+  PUBLISHED,
+  RUNG_DIR_PATTERN,
+  RUNG_FILES,
+  SEGMENT_S,
+  type Manifest,
+  type PublishedRung as Rung,
+} from '../config/media-layout.js';
 
 interface RungSpec {
   /** The short side in pixels (the height of a landscape video). */
@@ -48,29 +55,6 @@ const LADDER: RungSpec[] = [
 
 /** Apple's authoring spec: 6 s segments (two round trips of 2 s cost a third, not all, of a 6 s one), a keyframe every 2 s. */
 const KEYFRAME_S = 2;
-
-export interface Rung {
-  dir: string;
-  width: number;
-  height: number;
-  /** Measured over the segments, bits per second. */
-  averageBandwidth: number;
-  peakBandwidth: number;
-  codecs: string;
-  bytes: number;
-}
-
-export interface Manifest {
-  id: string;
-  source: string;
-  durationS: number;
-  frameRate: number;
-  rungs: Rung[];
-  fallback: { rung: string; bytes: number };
-  captions: 'kept' | 'embedded' | 'stub';
-  /** How many chapters were published from `--chapters` (0: none, no chapters track). */
-  chapters: number;
-}
 
 export class PrepareError extends Error {}
 

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareVideo, type Manifest } from './prepare-video.js';
+import type { Manifest } from '../config/media-layout.js';
+import { prepareVideo } from './prepare-video.js';
 
 function makeClip(path: string, seconds: number, size = '640x360'): void {
   const result = spawnSync(

@@ -27,14 +27,3 @@ export const BOOT_CONFIG_ID = 'boot-config';
 
 /** The id of the <template> that holds the video screen's prerendered markup. */
 export const VIDEO_SCREEN_TEMPLATE_ID = 'video-screen';
-
-declare global {
-  interface HTMLVideoElement {
-    /**
-     * Set by the boot script on the prerendered video when its load failed before the app
-     * arrived: the error event is gone by then. A property, not an attribute, so that React's
-     * hydration sees the markup as it rendered it.
-     */
-    failedBeforeApp?: boolean;
-  }
-}

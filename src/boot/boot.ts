@@ -1,20 +1,14 @@
 /**
- * What index.html runs before anything else: an inline script right after #root (the build
- * bundles this file into it, scripts/prerender.ts, and the CSP allows it by its hash). It
- * starts the app's bundle, with one exception.
- *
- * A returning visitor's first view is the video, yet on a slow link the bundle takes seconds,
- * and #root holds the login as the build prerendered it. So with a stored session that the
- * machine will accept (its own check, parseSession), this puts the video screen's prerendered
- * markup (a <template> beside #root) in its place, with the greeting, and starts its video the
- * way the Player would (startVideo: the MP4, or hls.js and the first segment together). The
- * bundle waits for the video's metadata (the MP4) or first frame (adaptive), because on a slow
- * link it would share the bandwidth and the main thread with the video's first bytes. React
- * then hydrates that very markup and adopts the video as it plays. The server answers the
- * video only to a live session cookie.
+ * What index.html runs first, inline after #root (scripts/prerender.ts bundles it; the CSP
+ * allows it by its hash): it starts the app's bundle. For a returning visitor (a stored session
+ * the machine will accept) it first shows the video screen's prerendered markup with the
+ * greeting and starts its video (startVideo), and the bundle waits for the video's first bytes
+ * so as not to share a slow link with them; React then hydrates that markup and adopts the
+ * video. The whole start: docs/video-start.md.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
-import { markAdaptive, readMediaInfo, startVideo } from '../screens/video-player/video-start';
+import { markAdaptive, readMediaInfo } from '../screens/video-player/media-support';
+import { startVideo } from '../screens/video-player/video-start';
 import {
   BELOW_FLOOR_ATTRIBUTE,
   BOOT_CONFIG_ID,

@@ -10,9 +10,9 @@ import {
   serializeChoice,
   startRung,
   type QualityChoice,
-  type Rendition,
 } from '../../src/screens/video-player/quality';
-import { readMediaInfo } from '../../src/screens/video-player/video-start';
+import type { Rendition } from '../../src/screens/video-player/video-contract';
+import { readMediaInfo } from '../../src/screens/video-player/media-support';
 
 /** hls.js sorts its levels from the lowest up. */
 const LADDER: Rendition[] = [144, 240, 360, 480, 720].map((height, index) => ({

@@ -12,13 +12,8 @@ import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
-import { PUBLISHED } from '../../config/media-layout.js';
-import {
-  PrepareError,
-  planLadder,
-  prepareVideo,
-  type Manifest,
-} from '../../scripts/prepare-video.js';
+import { PUBLISHED, type Manifest } from '../../config/media-layout.js';
+import { PrepareError, planLadder, prepareVideo } from '../../scripts/prepare-video.js';
 import { publishTestClip } from '../../scripts/test-clip.js';
 import {
   REPO,

@@ -1,10 +1,9 @@
 /**
  * The adaptive video: hls.js (the light build) on the player's <video>, in its own chunk so that
- * its ~100 KB are never part of the login's bytes. video-start.ts loads it (from the boot script
- * or the Player) and hands it the requests it already made. hls.js does all the adaptive work;
- * this file tunes it for slow links and cheap phones, applies the levels the visitor's choice
- * asks for and reports what plays. It imports nothing of the app's (types aside): the boot
- * script loads it before the app's bundle, which it must not pull in.
+ * its ~100 KB are never part of the login's bytes. video-start.ts loads it and hands it the
+ * requests it already made; this file tunes hls.js for slow links and cheap phones, applies the
+ * levels asked for and reports what plays. It imports only the contract (video-contract.ts): the
+ * boot script loads it before the app's bundle, which it must not pull in.
  */
 import Hls, {
   Events,
@@ -14,46 +13,13 @@ import Hls, {
   type LoaderConfiguration,
   type LoaderContext,
 } from 'hls.js/light';
-import type { Levels, Rendition } from './quality';
-import type { EarlyRequests } from './video-start';
-
-/** What the quality menu shows. */
-export interface AdaptiveState {
-  /** hls.js's levels, once it has the master. */
-  renditions: Rendition[] | null;
-  /** The height of the rendition on screen, null before the first. */
-  playingHeight: number | null;
-  /** A request was refused with 401: the session ended elsewhere (the Player checks and acts). */
-  refused: boolean;
-}
-
-export interface AdaptivePlayer {
-  state(): AdaptiveState;
-  /** Calls `listener` on every change; returns the unsubscribe. */
-  subscribe(listener: () => void): () => void;
-  /** The visitor's choice, applied at once (a chosen rendition replaces what is buffered). */
-  apply(levels: Levels): void;
-  destroy(): void;
-}
-
-export interface AttachOptions {
-  video: HTMLVideoElement;
-  masterUrl: string;
-  /** Plays the fall-back MP4 instead, when hls.js gives up. */
-  fallBack: () => void;
-  /** The requests video-start.ts made already, by URL. */
-  early: EarlyRequests;
-  /** The rendition folder those requests are for: hls.js starts there. */
-  startDir: string;
-  /** Where to start, in seconds. */
-  position: number;
-  /** The link's speed as last measured or hinted, bits per second. */
-  estimateBps: number;
-  /** The levels the visitor's stored choice asks for, once the renditions are known. */
-  levelsFor: (list: Rendition[]) => Levels;
-  /** hls.js's estimate of the link, kept for the next visit. */
-  onEstimate: (bps: number) => void;
-}
+import type {
+  AdaptivePlayer,
+  AdaptiveState,
+  AttachOptions,
+  EarlyRequests,
+  Rendition,
+} from './video-contract';
 
 /**
  * Until the visitor presses play, only the first segment: it is their data. Then 30 s ahead at

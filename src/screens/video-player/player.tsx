@@ -7,6 +7,7 @@ import { useKeyboardShortcuts } from './use-keyboard-shortcuts';
 import type { VideoRef } from './use-player-video';
 import { useResumePosition } from './use-resume-position';
 import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
+import { reloadVideo } from './video-start';
 
 const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
@@ -18,8 +19,8 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
   const { failed, unavailable, clear, onMediaError, onPlay } = useVideoProblem(videoRef);
   const adaptive = useAdaptiveSource(videoRef, storage, () => void onMediaError());
 
-  // The prerendered video (index.html) may have failed before React adopted it; its error event
-  // is gone by then, and the boot script noted it (src/boot/boot.ts).
+  // The prerendered video may have failed before React adopted it; its error event is gone by
+  // then, and the boot script noted it (failedBeforeApp, video-contract.ts).
   useLayoutEffect(() => {
     if (videoRef.current?.failedBeforeApp) void onMediaError();
     // Once, for the element React adopted.
@@ -28,14 +29,14 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
 
   const retry = () => {
     clear();
-    videoRef.current?.load();
+    if (videoRef.current) reloadVideo(videoRef.current);
   };
 
   return (
     <div className="player">
       <div className="player__slot">
-        {/* Its source is set by startVideo (video-start.ts), maybe by the boot script before
-            React hydrates this element: the src React did not render is expected. */}
+        {/* No src here: video-start.ts owns the source (maybe set by the boot script before
+            React hydrates this element), and a src prop would start the video a second time. */}
         <video
           ref={videoRef}
           className="player__video"

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { DATA_SAVER_HEIGHT, DEFAULT_CHOICE, megabytesPer10Min } from './quality';
+import { DEFAULT_CHOICE, allowed, megabytesPer10Min } from './quality';
 import type { AdaptiveSource } from './use-adaptive-source';
 
 const LOADING: AdaptiveSource = {
@@ -7,7 +7,6 @@ const LOADING: AdaptiveSource = {
   playingHeight: null,
   choice: DEFAULT_CHOICE,
   choose: () => {},
-  setDataSaver: () => {},
 };
 
 /**
@@ -23,6 +22,7 @@ export function QualityMenu({ source }: { source: AdaptiveSource | null }) {
   const { choice, playingHeight } = source ?? LOADING;
   // Highest first, as every player lists them.
   const list = [...(source ?? LOADING).renditions].sort((a, b) => b.height - a.height);
+  const offered = allowed(choice, [...list].reverse());
   const value = choice.quality === 'auto' ? 'auto' : String(choice.quality);
   const disabled = !source;
   return (
@@ -34,7 +34,7 @@ export function QualityMenu({ source }: { source: AdaptiveSource | null }) {
         disabled={disabled}
         onChange={(event) => {
           const next = event.target.value;
-          source?.choose(next === 'auto' ? 'auto' : Number(next));
+          source?.choose({ quality: next === 'auto' ? 'auto' : Number(next) });
         }}
       >
         <option value="auto">Automática</option>
@@ -42,7 +42,7 @@ export function QualityMenu({ source }: { source: AdaptiveSource | null }) {
           <option
             key={rendition.index}
             value={rendition.height}
-            disabled={choice.dataSaver && rendition.height > DATA_SAVER_HEIGHT}
+            disabled={!offered.includes(rendition)}
           >
             {`${rendition.height}p (≈ ${megabytesPer10Min(rendition.bitrate)} MB cada 10 min)`}
           </option>
@@ -53,7 +53,7 @@ export function QualityMenu({ source }: { source: AdaptiveSource | null }) {
           type="checkbox"
           checked={choice.dataSaver}
           disabled={disabled}
-          onChange={(event) => source?.setDataSaver(event.target.checked)}
+          onChange={(event) => source?.choose({ dataSaver: event.target.checked })}
         />{' '}
         Ahorro de datos
       </label>{' '}

@@ -1,10 +1,12 @@
 import type { MediaInfo } from '../../../config/media-layout';
 import { SEGMENT_S } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
+import type { Levels, LinkHint, Rendition } from './video-contract';
 
 /**
  * The visitor's say over the adaptive video and the start's choice of a rendition: pure, so that
- * the boot script (src/boot/boot.ts) and the player decide alike.
+ * the boot script and the Player decide alike. A new choice in the quality menu is a field of
+ * QualityChoice, its line in parseChoice and in allowed(), and its control in quality-menu.tsx.
  */
 
 /** The visitor's choice, remembered on this device. */
@@ -15,9 +17,9 @@ export interface QualityChoice {
   dataSaver: boolean;
 }
 
-export const QUALITY_KEY = 'videoQuality';
+const QUALITY_KEY = 'videoQuality';
 /** Data saver: about 200 kbit/s, under 100 MB an hour. */
-export const DATA_SAVER_HEIGHT = 240;
+const DATA_SAVER_HEIGHT = 240;
 export const DEFAULT_CHOICE: QualityChoice = { quality: 'auto', dataSaver: false };
 
 /** Parsed defensively: the stored text may be anything (another version, a hand edit). */
@@ -41,37 +43,35 @@ export function parseChoice(raw: string | null): QualityChoice {
 
 export const serializeChoice = (choice: QualityChoice) => JSON.stringify(choice);
 
-export interface Rendition {
-  /** hls.js's level index. */
-  index: number;
-  height: number;
-  /** Bits per second, average where the playlist says it. */
-  bitrate: number;
+/** The one place the choice is read from and written to this device. */
+export const readChoice = (storage: SessionStorage) => parseChoice(storage.getItem(QUALITY_KEY));
+export const saveChoice = (storage: SessionStorage, choice: QualityChoice) =>
+  storage.setItem(QUALITY_KEY, serializeChoice(choice));
+
+/**
+ * The one rule for the renditions a choice allows, among `list` (lowest first): the data saver
+ * keeps those at DATA_SAVER_HEIGHT or less (the lowest one if none is that small).
+ */
+export function allowed<T extends { height: number }>(choice: QualityChoice, list: T[]): T[] {
+  if (!choice.dataSaver) return list;
+  const small = list.filter((r) => r.height <= DATA_SAVER_HEIGHT);
+  return small.length ? small : list.slice(0, 1);
 }
 
-/** The highest rendition the data saver allows (the lowest one if none is small enough). */
+/** The highest rendition the data saver allows. */
 export function dataSaverCap(list: Rendition[]): number {
-  const allowed = list.filter((r) => r.height <= DATA_SAVER_HEIGHT);
-  const pool = allowed.length ? allowed : list.slice(0, 1);
+  const pool = allowed({ ...DEFAULT_CHOICE, dataSaver: true }, list);
   return pool.reduce((best, r) => (r.height > best.height ? r : best), pool[0]!).index;
 }
 
 /**
- * The hls.js settings for a choice: auto (-1) or a fixed level, and the cap on auto. The data
- * saver wins over a fixed level above its cap.
+ * The hls.js settings for a choice: auto (-1) or a fixed level, and the cap on auto. A fixed
+ * level the choice does not allow (the data saver's cap) is automatic instead.
  */
-/** hls.js's level for a fixed choice (-1: automatic) and its cap on automatic (-1: none). */
-export interface Levels {
-  level: number;
-  cap: number;
-}
-
 export function levelsFor(choice: QualityChoice, list: Rendition[]): Levels {
   const cap = choice.dataSaver ? dataSaverCap(list) : -1;
-  if (choice.quality === 'auto') return { level: -1, cap };
-  const chosen = list.find((r) => r.height === choice.quality);
-  if (!chosen || (cap !== -1 && chosen.height > list[cap]!.height)) return { level: -1, cap };
-  return { level: chosen.index, cap };
+  const chosen = allowed(choice, list).find((r) => r.height === choice.quality);
+  return { level: chosen ? chosen.index : -1, cap };
 }
 
 /** Megabytes that ten minutes of a rendition cost, for the menu. */
@@ -81,12 +81,6 @@ export const megabytesPer10Min = (bitrate: number) => Math.round((bitrate * 600)
 const ESTIMATE_KEY = 'videoBandwidthEstimate';
 /** hls.js's own default, when nothing better is known. */
 const DEFAULT_ESTIMATE_BPS = 500_000;
-
-/** What the browser says of the link (Chromium on Android and desktop; not Safari or Firefox). */
-export interface LinkHint {
-  /** Megabits per second. */
-  downlink?: number;
-}
 
 /**
  * The link's speed, best guess first: this device's last measurement on this site, else the
@@ -113,13 +107,12 @@ const START_SEGMENT_S = 1;
 type Rung = MediaInfo['rungs'][number];
 
 /**
- * The rendition to start with, among `rungs` (lowest first): the visitor's fixed choice if the
- * data saver allows it, else the highest whose first segment comes within START_SEGMENT_S (the
- * lowest if none does).
+ * The rendition to start with, among `rungs` (lowest first): the visitor's fixed choice if it is
+ * allowed, else the highest whose first segment comes within START_SEGMENT_S (the lowest if none
+ * does).
  */
 export function startRung(rungs: Rung[], choice: QualityChoice, estimateBps: number): Rung {
-  const allowed = choice.dataSaver ? rungs.filter((r) => r.height <= DATA_SAVER_HEIGHT) : rungs;
-  const pool = allowed.length ? allowed : rungs.slice(0, 1);
+  const pool = allowed(choice, rungs);
   const fixed = pool.find((r) => r.height === choice.quality);
   if (fixed) return fixed;
   const quick = pool.filter((r) => (r.peakBandwidth * SEGMENT_S) / estimateBps <= START_SEGMENT_S);

@@ -1,15 +1,9 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
-import type { AdaptivePlayer, AdaptiveState } from './adaptive-player';
-import {
-  QUALITY_KEY,
-  levelsFor,
-  parseChoice,
-  serializeChoice,
-  type QualityChoice,
-  type Rendition,
-} from './quality';
-import { readMediaInfo, startVideo } from './video-start';
+import { readMediaInfo } from './media-support';
+import { levelsFor, readChoice, saveChoice, type QualityChoice } from './quality';
+import type { AdaptivePlayer, AdaptiveState, Rendition } from './video-contract';
+import { startVideo } from './video-start';
 import { stopVideo } from './video-stop';
 
 export interface AdaptiveSource {
@@ -17,8 +11,8 @@ export interface AdaptiveSource {
   /** The height of the rendition on screen, null before the first one. */
   playingHeight: number | null;
   choice: QualityChoice;
-  choose: (quality: QualityChoice['quality']) => void;
-  setDataSaver: (on: boolean) => void;
+  /** Applies and remembers a change to the choice (one field or more). */
+  choose: (change: Partial<QualityChoice>) => void;
 }
 
 /**
@@ -34,7 +28,7 @@ export function useAdaptiveSource(
 ): AdaptiveSource | null {
   const [player, setPlayer] = useState<AdaptivePlayer | null>(null);
   const [state, setState] = useState<AdaptiveState | null>(null);
-  const [choice, setChoice] = useState(() => parseChoice(storage.getItem(QUALITY_KEY)));
+  const [choice, setChoice] = useState(() => readChoice(storage));
   const onRefusedRef = useRef(onRefused);
   useEffect(() => {
     onRefusedRef.current = onRefused;
@@ -63,22 +57,24 @@ export function useAdaptiveSource(
     return () => {
       live = false;
       unsubscribe();
-      stopVideo(video);
+      // Only a video that left the page stops (React removed it before this cleanup). An effect
+      // run again on the same element (StrictMode, a remount) adopts the same start instead of
+      // setting its source again, which would undo a play.
+      if (!video.isConnected) stopVideo(video);
     };
   }, [videoRef, storage]);
 
   const list = state?.renditions;
   if (!player || !list) return null;
-  const apply = (next: QualityChoice) => {
-    setChoice(next);
-    storage.setItem(QUALITY_KEY, serializeChoice(next));
-    player.apply(levelsFor(next, list));
-  };
   return {
     renditions: list,
     playingHeight: state.playingHeight,
     choice,
-    choose: (quality) => apply({ ...choice, quality }),
-    setDataSaver: (on) => apply({ ...choice, dataSaver: on }),
+    choose: (change) => {
+      const next = { ...choice, ...change };
+      setChoice(next);
+      saveChoice(storage, next);
+      player.apply(levelsFor(next, list));
+    },
   };
 }

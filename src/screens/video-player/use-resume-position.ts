@@ -1,14 +1,14 @@
 import { useEffect, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
-import { readPosition, savePosition } from './resume-position';
+import { savePosition } from './resume-position';
 
 /** timeupdate fires about four times a second; storage needs far fewer writes. */
 const SAVE_EVERY_MS = 5_000;
 
 /**
- * Remembers where the visitor stopped, per video, in this browser: restored when the video's
- * metadata arrives, saved now and then while playing and at once on pause or when the page goes
- * away, forgotten at the end or when under 5 s.
+ * Remembers where the visitor stopped, per video, in this browser: saved now and then while
+ * playing and at once on pause or when the page goes away, forgotten at the end or when under
+ * 5 s. The start applies it (video-start.ts), where the source is set.
  */
 export function useResumePosition(
   videoRef: RefObject<HTMLVideoElement | null>,
@@ -20,14 +20,6 @@ export function useResumePosition(
     if (!video) return;
     let lastSaveMs = 0;
 
-    const restore = () => {
-      // Started before the app arrived (index.html's shell plays natively): the visitor chose.
-      if (!video.paused || video.currentTime > 0) return;
-      const seconds = readPosition(storage, videoUrl);
-      const { duration } = video;
-      if (seconds === null || (Number.isFinite(duration) && seconds >= duration)) return;
-      video.currentTime = seconds;
-    };
     const save = () => {
       lastSaveMs = Date.now();
       savePosition(storage, videoUrl, video.currentTime, video.ended);
@@ -37,14 +29,11 @@ export function useResumePosition(
     };
     const forget = () => savePosition(storage, videoUrl, 0, true);
 
-    if (video.readyState >= HTMLMediaElement.HAVE_METADATA) restore();
-    video.addEventListener('loadedmetadata', restore);
     video.addEventListener('timeupdate', saveNowAndThen);
     video.addEventListener('pause', save);
     video.addEventListener('ended', forget);
     window.addEventListener('pagehide', save);
     return () => {
-      video.removeEventListener('loadedmetadata', restore);
       video.removeEventListener('timeupdate', saveNowAndThen);
       video.removeEventListener('pause', save);
       video.removeEventListener('ended', forget);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import { AuthActor } from '../../auth/auth-provider';
 import { config } from '../../config';
+import { reloadVideo } from './video-start';
 
 export const VIDEO_UNAVAILABLE_MESSAGE =
   'El video no está disponible en este momento. Reintentando…';
@@ -60,7 +61,7 @@ export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
         retryTimer.current = setTimeout(() => {
           setUnavailable(false);
           // A new failure comes back here and waits again.
-          videoRef.current?.load();
+          if (videoRef.current) reloadVideo(videoRef.current);
         }, answer.retryAfterS * 1000);
       } else setFailed(true);
     } finally {

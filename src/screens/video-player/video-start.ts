@@ -1,148 +1,53 @@
 /**
- * How the player's <video> starts, in one place for both callers: the boot script, for a
- * returning visitor before the bundle arrives (src/boot/boot.ts), and the Player otherwise. Kept
- * free of React (the boot bundles this file).
- *
- * With a published ladder (MEDIA_DIR, which the server writes into the page: MediaInfo) and
- * Media Source, hls.js plays it. Its chunk (~100 KB) and the four requests it would make one
- * after the other (master, playlist, init, first segment) go out together instead: on a 2 s
- * round trip that is the difference between a first frame at 8 s and at 14 s. hls.js is then
- * handed the answers with their real timings (adaptive-player.ts). Without Media Source but with
- * native HLS (iPhones before iOS 17.1) the browser plays the master itself; otherwise the MP4.
+ * How the player's <video> starts, for both callers: the boot script (a returning visitor,
+ * before the bundle) and the Player. This file is the one owner of the video's source: it
+ * assigns it once per element, and later callers adopt that start; nothing else sets `src` or
+ * calls load() (the retry after a failure goes through reloadVideo, the leave through
+ * video-stop.ts). Kept free of React: the boot bundles it. The whole story: docs/video-start.md.
  */
-import {
-  MEDIA_INFO_ID,
-  RUNG_DIR_PATTERN,
-  RUNG_FILES,
-  SEGMENT_S,
-  isCount,
-  segmentName,
-  type MediaInfo,
-} from '../../../config/media-layout';
+import { RUNG_FILES, SEGMENT_S, segmentName, type MediaInfo } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
-import { config } from '../../config';
-import type { AdaptivePlayer, AttachOptions } from './adaptive-player';
-import {
-  QUALITY_KEY,
-  levelsFor,
-  parseChoice,
-  readEstimate,
-  saveEstimate,
-  startRung,
-  type LinkHint,
-} from './quality';
+import { holdPoster, requestEarly } from './early-requests';
+import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './media-support';
+import { levelsFor, readChoice, readEstimate, saveEstimate, startRung } from './quality';
 import { readPosition } from './resume-position';
-import { timeoutSignal } from '../../api/timeout-signal';
-
-declare global {
-  interface HTMLVideoElement {
-    /**
-     * Set by startVideo: how this element plays (an AdaptivePlayer, or null for the MP4 or native
-     * HLS). The boot script and the Player are two bundles; the element is what they share.
-     */
-    playback?: Promise<AdaptivePlayer | null>;
-  }
-  interface Navigator {
-    connection?: LinkHint;
-  }
-}
-
-/** What the server wrote into the page (null: only the single MP4), checked before use. */
-export function readMediaInfo(doc: Document = document): MediaInfo | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(doc.getElementById(MEDIA_INFO_ID)?.textContent ?? 'null');
-  } catch {
-    return null;
-  }
-  const rungs = (value as Partial<MediaInfo> | null)?.rungs;
-  if (!Array.isArray(rungs) || rungs.length === 0) return null;
-  const valid = rungs.every(
-    (rung: Partial<MediaInfo['rungs'][number]> | null) =>
-      typeof rung?.dir === 'string' &&
-      RUNG_DIR_PATTERN.test(rung.dir) &&
-      isCount(rung.height) &&
-      isCount(rung.peakBandwidth),
-  );
-  return valid ? { rungs: rungs as MediaInfo['rungs'] } : null;
-}
-
-/** Media Source (Chromium, Firefox, Android, iPadOS, iOS 17.1+): hls.js plays there. */
-const hasMediaSource = () =>
-  typeof window !== 'undefined' && ('MediaSource' in window || 'ManagedMediaSource' in window);
+import type { AdaptivePlayer, LoadAdaptive } from './video-contract';
 
 /**
- * Whether hls.js will play `info`'s ladder here, said on the page's root element from the boot
- * on (data-adaptive), so that the quality menu has its place from the first paint instead of
- * pushing the page down when hls.js has the master (video-player.css).
+ * The only assignment of a source. The same URL again would run the media load algorithm,
+ * which aborts a play the visitor already pressed.
  */
-export function markAdaptive(info: MediaInfo | null): boolean {
-  const adaptive = !!info && hasMediaSource();
-  if (adaptive) document.documentElement.dataset.adaptive = '';
-  return adaptive;
-}
-
-/** hls.js gave up, or never came: the MP4, and no quality menu. */
-function fallBack(video: HTMLVideoElement) {
-  delete document.documentElement.dataset.adaptive;
-  video.src = config.videoUrl;
-}
-
-/** An answer fetched before hls.js was there, with when it was asked for and arrived. */
-interface EarlyResponse {
-  body: ArrayBuffer;
-  /** performance.now() when asked, at the first byte (headers), and at the last. */
-  askedAt: number;
-  firstByteAt: number;
-  endedAt: number;
-}
-
-/** By absolute URL; null when the request failed (hls.js then asks again, its own way). */
-export type EarlyRequests = Map<string, Promise<EarlyResponse | null>>;
-
-/** A dead link must not hold hls.js for ever: after this it asks again itself. */
-const EARLY_TIMEOUT_MS = 60_000;
-
-function requestEarly(urls: string[]): EarlyRequests {
-  return new Map(
-    urls.map((url) => {
-      const askedAt = performance.now();
-      const response = fetch(url, {
-        credentials: 'same-origin',
-        signal: timeoutSignal(EARLY_TIMEOUT_MS),
-      })
-        .then(async (answer) => {
-          const firstByteAt = performance.now();
-          if (!answer.ok) return null;
-          const body = await answer.arrayBuffer();
-          return { body, askedAt, firstByteAt, endedAt: performance.now() };
-        })
-        .catch(() => null);
-      return [url, response] as const;
-    }),
-  );
+function setSource(video: HTMLVideoElement, url: string) {
+  if (video.getAttribute('src') !== url) video.src = url;
 }
 
 /**
- * The poster would share the link with the first segment, and once playing it is never seen:
- * it is asked for only if the first frame finds the video still paused.
+ * The stored position, once the metadata says where the video ends; never over a play that
+ * started meanwhile (the visitor chose where to watch).
  */
-function holdPoster(video: HTMLVideoElement) {
-  const poster = video.getAttribute('poster');
-  if (!poster) return;
-  video.removeAttribute('poster');
-  const show = () => {
-    if (video.paused && !video.currentTime) video.setAttribute('poster', poster);
+function resumeAt(video: HTMLVideoElement, seconds: number | null) {
+  if (seconds === null) return;
+  const apply = () => {
+    if (!video.paused || video.currentTime > 0) return;
+    const { duration } = video;
+    if (Number.isFinite(duration) && seconds >= duration) return;
+    video.currentTime = seconds;
   };
-  video.addEventListener('loadeddata', show, { once: true });
-  video.addEventListener('error', show, { once: true });
+  if (video.readyState >= HTMLMediaElement.HAVE_METADATA) apply();
+  else video.addEventListener('loadedmetadata', apply, { once: true });
+}
+
+/** hls.js gave up, or never came: the MP4 from the same place, and no quality menu. */
+function fallBack(video: HTMLVideoElement, position: number | null) {
+  unmarkAdaptive();
+  setSource(video, mediaUrls.video());
+  resumeAt(video, position);
 }
 
 export interface StartOptions {
   info: MediaInfo | null;
   storage: SessionStorage;
-  /** The adaptive player's chunk (with hls.js): a dynamic import, by each caller its own way. */
-  loadAdaptive: () => Promise<{ attachAdaptive(options: AttachOptions): AdaptivePlayer | null }>;
+  loadAdaptive: LoadAdaptive;
 }
 
 /** Starts `video` once; later calls (the Player adopting the boot's video) get the same. */
@@ -151,46 +56,53 @@ export function startVideo(video: HTMLVideoElement, options: StartOptions) {
   return video.playback;
 }
 
+/**
+ * Asks for the video again after it failed (the visitor's retry, a server back from a 503).
+ * Only then: a load() on a video that plays would stop it.
+ */
+export function reloadVideo(video: HTMLVideoElement) {
+  video.load();
+}
+
 async function start(video: HTMLVideoElement, options: StartOptions) {
   const { info, storage } = options;
-  const { videoUrl, masterUrl } = config;
+  const position = readPosition(storage, mediaUrls.video());
   if (!info || !hasMediaSource()) {
-    const native = info && video.canPlayType('application/vnd.apple.mpegurl') !== '';
-    video.src = native ? masterUrl : videoUrl;
+    setSource(video, info && playsHlsNatively(video) ? mediaUrls.master() : mediaUrls.video());
+    resumeAt(video, position);
     return null;
   }
-  const choice = parseChoice(storage.getItem(QUALITY_KEY));
+  // With a published ladder and Media Source, hls.js plays it, its chunk and its first four
+  // requests together.
+  const choice = readChoice(storage);
   // eslint-disable-next-line compat/compat -- undefined in Safari and Firefox: readEstimate falls back.
   const estimateBps = readEstimate(storage, navigator.connection);
   const rung = startRung(info.rungs, choice, estimateBps);
-  const position = readPosition(storage, videoUrl) ?? 0;
-  const master = new URL(masterUrl, location.href);
-  const inRung = (name: string) => new URL(`${rung.dir}/${name}`, master).href;
+  const from = position ?? 0;
   holdPoster(video);
   const early = requestEarly([
-    master.href,
-    inRung(RUNG_FILES.playlist),
-    inRung(RUNG_FILES.init),
-    inRung(segmentName(Math.floor(position / SEGMENT_S))),
+    mediaUrls.master(),
+    mediaUrls.inRung(rung.dir, RUNG_FILES.playlist),
+    mediaUrls.inRung(rung.dir, RUNG_FILES.init),
+    mediaUrls.inRung(rung.dir, segmentName(Math.floor(from / SEGMENT_S))),
   ]);
+  let player: AdaptivePlayer | null = null;
   try {
     const { attachAdaptive } = await options.loadAdaptive();
-    const player = attachAdaptive({
+    player = attachAdaptive({
       video,
-      masterUrl: master.href,
-      fallBack: () => fallBack(video),
+      masterUrl: mediaUrls.master(),
+      fallBack: () => fallBack(video, position),
       early,
       startDir: rung.dir,
-      position,
+      position: from,
       estimateBps,
       levelsFor: (list) => levelsFor(choice, list),
       onEstimate: (bps) => saveEstimate(storage, bps),
     });
-    if (!player) fallBack(video);
-    return player;
   } catch {
     // The chunk did not come (a dead link): the MP4 is the video's own way to play.
-    fallBack(video);
-    return null;
   }
+  if (!player) fallBack(video, position);
+  return player;
 }

@@ -1,0 +1,99 @@
+/**
+ * The contract of the video's start, shared by its three parties: the boot script (src/boot/,
+ * before the bundle), the Player (React) and the adaptive player (hls.js, its own chunk). They
+ * are separate bundles; the <video> element carries what they share. Types only: it costs the
+ * page no bytes. How the start runs: docs/video-start.md.
+ */
+
+/** A rendition as hls.js lists it (its level index) and the quality menu shows it. */
+export interface Rendition {
+  index: number;
+  height: number;
+  /** Bits per second, average where the playlist says it. */
+  bitrate: number;
+}
+
+/** hls.js's level for a fixed choice (-1: automatic) and its cap on automatic (-1: none). */
+export interface Levels {
+  level: number;
+  cap: number;
+}
+
+/** What the quality menu shows. */
+export interface AdaptiveState {
+  /** hls.js's levels, once it has the master. */
+  renditions: Rendition[] | null;
+  /** The height of the rendition on screen, null before the first. */
+  playingHeight: number | null;
+  /** A request was refused with 401: the session ended elsewhere (the Player checks and acts). */
+  refused: boolean;
+}
+
+export interface AdaptivePlayer {
+  state(): AdaptiveState;
+  /** Calls `listener` on every change; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+  /** The visitor's choice, applied at once (a chosen rendition replaces what is buffered). */
+  apply(levels: Levels): void;
+  destroy(): void;
+}
+
+/** An answer fetched before hls.js was there, with when it was asked for and arrived. */
+interface EarlyResponse {
+  body: ArrayBuffer;
+  /** performance.now() when asked, at the first byte (headers), and at the last. */
+  askedAt: number;
+  firstByteAt: number;
+  endedAt: number;
+}
+
+/** By absolute URL; null when the request failed (hls.js then asks again, its own way). */
+export type EarlyRequests = Map<string, Promise<EarlyResponse | null>>;
+
+export interface AttachOptions {
+  video: HTMLVideoElement;
+  masterUrl: string;
+  /** Plays the fall-back MP4 instead, when hls.js gives up. */
+  fallBack: () => void;
+  /** The requests the start made already, by URL. */
+  early: EarlyRequests;
+  /** The rendition folder those requests are for: hls.js starts there. */
+  startDir: string;
+  /** Where to start, in seconds. */
+  position: number;
+  /** The link's speed as last measured or hinted, bits per second. */
+  estimateBps: number;
+  /** The levels the visitor's stored choice asks for, once the renditions are known. */
+  levelsFor: (list: Rendition[]) => Levels;
+  /** hls.js's estimate of the link, kept for the next visit. */
+  onEstimate: (bps: number) => void;
+}
+
+/** The adaptive player's chunk, loaded by each caller its own way (a dynamic import). */
+export type LoadAdaptive = () => Promise<{
+  attachAdaptive(options: AttachOptions): AdaptivePlayer | null;
+}>;
+
+/** What the browser says of the link (Chromium on Android and desktop; not Safari or Firefox). */
+export interface LinkHint {
+  /** Megabits per second. */
+  downlink?: number;
+}
+
+declare global {
+  interface HTMLVideoElement {
+    /**
+     * Set by the first startVideo on this element, the boot's or the Player's: how it plays (an
+     * AdaptivePlayer, or null for the MP4 or native HLS). Whoever comes later adopts it.
+     */
+    playback?: Promise<AdaptivePlayer | null>;
+    /**
+     * Set by the boot script when the video failed before the app arrived: the error event is
+     * gone by then. A property, not an attribute, so that hydration sees the markup as rendered.
+     */
+    failedBeforeApp?: boolean;
+  }
+  interface Navigator {
+    connection?: LinkHint;
+  }
+}

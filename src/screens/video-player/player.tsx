@@ -10,8 +10,11 @@ import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem'
 
 const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
-/** The video with its controls, captions and problems; the screen holds its ref (the panels follow it). */
-export function Player({ videoRef }: { videoRef: VideoRef }) {
+/**
+ * The video with its controls, captions and problems; the screen holds its ref (the panels follow
+ * it). `captions` false: the file has no cue, and the player offers no empty track.
+ */
+export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: boolean }) {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, config.videoUrl, storage);
   useKeyboardShortcuts(videoRef);
@@ -48,7 +51,9 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
           onError={() => void onMediaError()}
           onPlay={() => void onPlay()}
         >
-          <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
+          {captions && (
+            <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
+          )}
         </video>
       </div>
       <QualityMenu source={adaptive} />

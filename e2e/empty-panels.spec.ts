@@ -89,9 +89,11 @@ function measure(page: Page) {
 }
 
 const textTracks = (page: Page) =>
-  page.locator('video').evaluate((video: HTMLVideoElement) =>
-    [...video.textTracks].map((track) => ({ kind: track.kind, cues: track.cues?.length ?? 0 })),
-  );
+  page
+    .locator('video')
+    .evaluate((video: HTMLVideoElement) =>
+      [...video.textTracks].map((track) => ({ kind: track.kind, cues: track.cues?.length ?? 0 })),
+    );
 
 /** Both panels in view, for the screenshot in docs/publishing.md. */
 async function screenshot(page: Page, name: string) {

@@ -28,7 +28,10 @@ async function hasCues(path: string): Promise<boolean> {
 
 /** The tracks with nothing to show (no chapters yet, prepare-video's captions stub). */
 export async function emptyTracks(files: Record<Track, string>): Promise<Track[]> {
-  const [captions, chapters] = await Promise.all([hasCues(files.captions), hasCues(files.chapters)]);
+  const [captions, chapters] = await Promise.all([
+    hasCues(files.captions),
+    hasCues(files.chapters),
+  ]);
   return [...(captions ? [] : ['captions' as const]), ...(chapters ? [] : ['chapters' as const])];
 }
 

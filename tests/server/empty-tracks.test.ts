@@ -107,7 +107,9 @@ describe("prepare-video's summary", () => {
   it('names what was published when both are there', () => {
     const text = summary(manifest('kept', 5), 'media', 'camara.mov');
     expect(line(text, 'chapters')).toBe('  chapters  chapters.vtt (5)');
-    expect(line(text, 'captions')).toBe('  captions  captions.es.vtt (kept from beside the source)');
+    expect(line(text, 'captions')).toBe(
+      '  captions  captions.es.vtt (kept from beside the source)',
+    );
     expect(text).not.toMatch(/MISSING|STUB/);
   });
 });

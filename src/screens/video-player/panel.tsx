@@ -47,11 +47,7 @@ export function Panel({
 }) {
   const titleId = `${name}-title`;
   return (
-    <section
-      className={`panel panel--${name}`}
-      aria-labelledby={titleId}
-      data-state={state.status}
-    >
+    <section className={`panel panel--${name}`} aria-labelledby={titleId} data-state={state.status}>
       <details className="panel__details" open>
         <summary className="panel__summary">
           <h2 id={titleId} className="panel__title">

@@ -28,7 +28,7 @@ async function comeBack(page: Page, origin: string) {
   await page.goto(`${origin}${BASE}/login`);
   await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
   await page.getByRole('button', { name: 'Ingresar' }).click();
-  await expect(chaptersOf(page)).toBeVisible();
+  await expect(chaptersOf(page)).toBeVisible({ timeout: 15_000 });
   await page.addInitScript(() => {
     const page = window as { shifted?: number; shifts?: string[] };
     page.shifted = 0;
@@ -45,16 +45,22 @@ async function comeBack(page: Page, origin: string) {
       }
     }).observe({ type: 'layout-shift', buffered: true });
   });
-  // The tracks a second late: the screen paints with both panels loading first, as on a slow link.
+  // The tracks held until the panels are in view: the screen paints with both loading, as on a
+  // slow link, and a visitor who scrolls down sees the boxes (below the fold they could change
+  // size unseen).
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
   await page.route(/\/api\/video\/(captions|chapters)\.vtt$/, async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await released;
     await route.continue();
   });
   await page.reload();
-  await expect(page.getByText('Cargando...').first()).toBeVisible({ timeout: 15_000 });
-  // Below the fold the boxes could change size unseen; a visitor who scrolls down sees them.
+  await expect(page.locator('.panel__note', { hasText: 'Cargando...' })).toHaveCount(2, {
+    timeout: 15_000,
+  });
   await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-  await expect(page.getByText('Cargando...').first()).toBeInViewport();
+  await expect(page.locator('.panel__note', { hasText: 'Cargando...' }).first()).toBeInViewport();
+  release();
 }
 
 /** The shifts counted since the page loaded, once both tracks have had time to arrive. */

@@ -419,9 +419,12 @@ function readPrevious(outDir: string): string[] {
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const kbps = (bps: number) => `${Math.round(bps / 1000)} kbit/s`;
 
-export function describe(manifest: Manifest, outDir: string): string {
+/** `source` as the operator named it, for the commands the summary suggests. */
+export function describe(manifest: Manifest, outDir: string, source = manifest.source): string {
   const minutes = Math.floor(manifest.durationS / 60);
   const seconds = Math.round(manifest.durationS % 60);
+  const again = `npm run prepare-video -- ${source} --out ${outDir}`;
+  const captionsBeside = `${join(dirname(source), basename(source, extname(source)))}.es.vtt`;
   return [
     `Published ${manifest.source} (${minutes} min ${seconds} s) into ${outDir}:`,
     ...manifest.rungs.map(
@@ -430,8 +433,12 @@ export function describe(manifest: Manifest, outDir: string): string {
     ),
     `  fallback  ${PUBLISHED.fallback} (${manifest.fallback.rung}), ${mb(manifest.fallback.bytes)}`,
     `  poster    ${PUBLISHED.poster}`,
-    `  chapters  ${manifest.chapters ? `${PUBLISHED.chapters} (${manifest.chapters})` : 'none (add --chapters FILE)'}`,
-    `  captions  ${PUBLISHED.captions} (${{ kept: 'kept from beside the source', embedded: 'taken from the file', stub: 'a Spanish stub to fill in' }[manifest.captions]})`,
+    manifest.chapters
+      ? `  chapters  ${PUBLISHED.chapters} (${manifest.chapters})`
+      : `  chapters  MISSING: the page says "todavía no tiene capítulos". Add them (one "MM:SS Title" a line): ${again} --chapters chapters.txt`,
+    manifest.captions === 'stub'
+      ? `  captions  ${PUBLISHED.captions} is a STUB with no lines: no captions, no transcript. Add them: put the Spanish WebVTT at ${captionsBeside}, then ${again}`
+      : `  captions  ${PUBLISHED.captions} (${{ kept: 'kept from beside the source', embedded: 'taken from the file' }[manifest.captions]})`,
     `Serve it with: MEDIA_DIR=${outDir} npm start`,
   ].join('\n');
 }
@@ -467,7 +474,7 @@ async function main() {
     const { source, out, preset, chapters } = parseArgs(process.argv.slice(2));
     const started = Date.now();
     const manifest = await prepareVideo(source, out, { preset, chapters });
-    console.log(describe(manifest, out));
+    console.log(describe(manifest, out, source));
     console.log(`Done in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   } catch (error) {
     if (!(error instanceof PrepareError)) throw error;

@@ -14,6 +14,7 @@ import { UNAUTHORIZED } from '../errors.js';
 import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../../config/media-layout.js';
 import { liveSession } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
+import { trackFiles } from '../track-files.js';
 import { adaptiveRoutes, renditionHeaders, type SendText } from './adaptive.js';
 
 /**
@@ -29,15 +30,11 @@ export async function mediaRoutes(
   // whatever they are called. With MEDIA_DIR, the same routes serve what prepare-video made.
   const published = (name: string) => (config.mediaDir ? join(config.mediaDir, name) : undefined);
   const videoFile = published(PUBLISHED.fallback) ?? config.videoFile;
-  const captionsFile = published(PUBLISHED.captions) ?? config.captionsFile;
+  const tracks = trackFiles(config);
   const files = [
     { url: '/api/video', path: videoFile, type: 'video/mp4' },
-    { url: '/api/video/captions.vtt', path: captionsFile, type: 'text/vtt; charset=utf-8' },
-    {
-      url: '/api/video/chapters.vtt',
-      path: published(PUBLISHED.chapters) ?? config.chaptersFile,
-      type: 'text/vtt; charset=utf-8',
-    },
+    { url: '/api/video/captions.vtt', path: tracks.captions, type: 'text/vtt; charset=utf-8' },
+    { url: '/api/video/chapters.vtt', path: tracks.chapters, type: 'text/vtt; charset=utf-8' },
     {
       url: '/api/video/poster.jpg',
       path: published(PUBLISHED.poster) ?? config.posterFile,

@@ -15,6 +15,7 @@ import type { ServerConfig } from '../config.js';
 import { apiError, errorHandler } from '../errors.js';
 import { parseMediaInfo, withMediaInfo } from '../media-info.js';
 import { pageCsp } from '../security.js';
+import { emptyTracks, trackFiles, withEmptyTracks } from '../track-files.js';
 
 /** Vite names everything under assets/ by content hash: a new build means new names. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -68,16 +69,23 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
     },
   });
 
-  // index.html is built once; what MEDIA_DIR holds is known only now. The page is made (and
-  // compressed) again only when index.html or media.json changes.
+  // index.html is built once; what MEDIA_DIR holds, and whether the captions and chapters have
+  // cues, is known only now. The page is made (and compressed) again only when one of them changes.
   const manifestFile = config.mediaDir ? join(config.mediaDir, PUBLISHED.manifest) : undefined;
+  const tracks = trackFiles(config);
   const pageVersion = async (): Promise<TextVersion> => {
     const index = await fileVersion(indexFile);
-    if (!manifestFile) return index;
-    const manifest = await fileVersion(manifestFile).catch(() => undefined);
+    const others = await Promise.all(
+      [manifestFile, tracks.captions, tracks.chapters].map((file) =>
+        file ? fileVersion(file).catch(() => undefined) : undefined,
+      ),
+    );
     return {
-      key: `${index.key}-${manifest?.key ?? 'none'}`,
-      mtime: manifest && manifest.mtime > index.mtime ? manifest.mtime : index.mtime,
+      key: [index.key, ...others.map((other) => other?.key ?? 'none')].join('-'),
+      mtime: others.reduce(
+        (latest, other) => (other && other.mtime > latest ? other.mtime : latest),
+        index.mtime,
+      ),
     };
   };
   const readMediaInfo = async () => {
@@ -94,8 +102,12 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
     return info;
   };
   const pageText = compressedText(pageVersion, async () => {
-    const [html, info] = await Promise.all([readFile(indexFile, 'utf8'), readMediaInfo()]);
-    return withMediaInfo(html, info);
+    const [html, info, empty] = await Promise.all([
+      readFile(indexFile, 'utf8'),
+      readMediaInfo(),
+      emptyTracks(tracks),
+    ]);
+    return withEmptyTracks(withMediaInfo(html, info), empty);
   });
 
   // Made before the first visitor asks (brotli at its best costs ~15 ms on the real page), and a

@@ -15,7 +15,7 @@ export const SIGNOUT_URL = `${config.apiUrl}/api/users/signout`;
 /** What every test may meet; anything else is an unexpected request and fails the test. */
 const defaults: RequestHandler[] = [
   http.post(SIGNOUT_URL, () => new HttpResponse(null, { status: 204 })),
-  // The video screen's transcript and chapters (Transcript.tsx, Chapters.tsx).
+  // The video screen's transcript and chapters (transcript.tsx, chapters.tsx).
   http.get(config.captionsUrl, () => HttpResponse.text(CAPTIONS_VTT)),
   http.get(config.chaptersUrl, () => HttpResponse.text(CHAPTERS_VTT)),
 ];

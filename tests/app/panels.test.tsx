@@ -1,6 +1,6 @@
 /**
- * The video screen's Capítulos and Transcripción (Chapters.tsx, Transcript.tsx) in the real app:
- * the tracks as the server sends them (MSW), the <video> driven through its events.
+ * The video screen's Capítulos and Transcripción (chapters.tsx, transcript.tsx, one panel.tsx) in
+ * the real app: the tracks as the server sends them (MSW), the <video> driven through its events.
  */
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
@@ -12,16 +12,9 @@ import { AuthActor } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
-import {
-  Chapters,
-  CHAPTERS_FAILED,
-  CHAPTERS_MISSING,
-} from '../../src/screens/video-player/chapters';
-import {
-  TRANSCRIPT_FAILED,
-  TRANSCRIPT_MISSING,
-  Transcript,
-} from '../../src/screens/video-player/transcript';
+import { Chapters, CHAPTERS_NOTES } from '../../src/screens/video-player/chapters';
+import { TRANSCRIPT_NOTES, Transcript } from '../../src/screens/video-player/transcript';
+import { useTrack } from '../../src/screens/video-player/use-track';
 import { server } from './msw';
 import { renderApp, type RenderAppOptions } from './render-app';
 import { freshSession } from './sessions';
@@ -101,24 +94,75 @@ describe('Capítulos', () => {
     server.use(http.get(config.chaptersUrl, () => HttpResponse.error(), { once: true }));
     const { chapters, user } = await openVideoScreen();
     const alert = await within(chapters).findByRole('alert');
-    expect(alert).toHaveTextContent(CHAPTERS_FAILED);
+    expect(alert).toHaveTextContent(CHAPTERS_NOTES.failed);
     await user.click(within(alert).getByRole('button', { name: 'Reintentar' }));
     await waitFor(() => expect(lines(chapters)).toHaveLength(5));
     expect(within(chapters).queryByRole('alert')).toBeNull();
   });
 });
 
-describe('a video without chapters or captions (404)', () => {
-  it('says so in each panel, with no retry and no alert', async () => {
+describe('a video whose chapters and captions are not written yet', () => {
+  /** What prepare-video publishes from a camera file: a captions file with only a NOTE. */
+  const STUB = 'WEBVTT\n\nNOTE Subtítulos en español pendientes: reemplace este archivo.\n';
+  const notWrittenYet = () =>
+    server.use(
+      // A publish without chapters answers 204 (server/routes/media.ts).
+      http.get(config.chaptersUrl, () => new HttpResponse(null, { status: 204 })),
+      http.get(config.captionsUrl, () => HttpResponse.text(STUB)),
+    );
+
+  it('says so in one line in each panel: no list, no search box, no retry, no alert', async () => {
+    notWrittenYet();
+    const { chapters, transcript } = await openVideoScreen();
+    const chaptersNote = await within(chapters).findByText(CHAPTERS_NOTES.missing);
+    const transcriptNote = await within(transcript).findByText(TRANSCRIPT_NOTES.missing);
+    expect(CHAPTERS_NOTES.missing).toBe('Este video todavía no tiene capítulos.');
+    expect(TRANSCRIPT_NOTES.missing).toBe('Este video todavía no tiene transcripción.');
+    // The note is all the box holds: panels.css gives the missing state one line.
+    for (const [region, note] of [
+      [chapters, chaptersNote],
+      [transcript, transcriptNote],
+    ] as const) {
+      expect(region).toHaveAttribute('data-state', 'missing');
+      expect(region.querySelector('.panel__box')?.children).toEqual(
+        expect.objectContaining({ length: 1, 0: note }),
+      );
+      expect(within(region).queryByRole('list')).toBeNull();
+    }
+    expect(within(transcript).queryByRole('searchbox')).toBeNull();
+    expect(transcript.querySelector('.transcript__search')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Reintentar' })).toBeNull();
+  });
+
+  it('offers the player no captions track once the file turns out to have no cue', async () => {
+    notWrittenYet();
+    const { transcript, video } = await openVideoScreen();
+    await within(transcript).findByText(TRANSCRIPT_NOTES.missing);
+    expect(video.querySelector('track')).toBeNull();
+  });
+
+  it('keeps the captions track, the search and the lists for a video that has them', async () => {
+    const { chapters, transcript, video } = await openVideoScreen();
+    await waitFor(() => expect(lines(transcript)).toHaveLength(11));
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+    expect(video.querySelector('track')).toHaveAttribute('src', config.captionsUrl);
+    expect(within(transcript).getByRole('searchbox')).toBeEnabled();
+    expect(chapters).toHaveAttribute('data-state', 'ready');
+    expect(transcript).toHaveAttribute('data-state', 'ready');
+  });
+
+  it('says the same for tracks the server does not have at all (404)', async () => {
     server.use(
       http.get(config.chaptersUrl, () => new HttpResponse(null, { status: 404 })),
       http.get(config.captionsUrl, () => new HttpResponse(null, { status: 404 })),
     );
-    const { chapters, transcript } = await openVideoScreen();
-    expect(await within(chapters).findByText(CHAPTERS_MISSING)).toBeVisible();
-    expect(await within(transcript).findByText(TRANSCRIPT_MISSING)).toBeVisible();
+    const { chapters, transcript, video } = await openVideoScreen();
+    expect(await within(chapters).findByText(CHAPTERS_NOTES.missing)).toBeVisible();
+    expect(await within(transcript).findByText(TRANSCRIPT_NOTES.missing)).toBeVisible();
+    expect(within(transcript).queryByRole('searchbox')).toBeNull();
+    expect(video.querySelector('track')).toBeNull();
     expect(screen.queryByRole('alert')).toBeNull();
-    expect(screen.queryByRole('button', { name: 'Reintentar' })).toBeNull();
   });
 });
 
@@ -216,7 +260,7 @@ describe('Transcripción', () => {
   ])('says so in Spanish on %s, while the chapters still show', async (_, answer) => {
     server.use(http.get(config.captionsUrl, answer));
     const { transcript, chapters } = await openVideoScreen();
-    expect(await within(transcript).findByRole('alert')).toHaveTextContent(TRANSCRIPT_FAILED);
+    expect(await within(transcript).findByRole('alert')).toHaveTextContent(TRANSCRIPT_NOTES.failed);
     expect(within(transcript).getByRole('searchbox')).toBeDisabled();
     await waitFor(() => expect(lines(chapters)).toHaveLength(5));
   });
@@ -233,12 +277,18 @@ describe('rendered before the JavaScript (server or build)', () => {
   it('renders the same on the server as in the browser’s first render: hydration finds no difference', async () => {
     localStorage.setItem('session', freshSession());
     const videoRef = { current: null };
-    const panels = () => (
-      <AuthActor.Provider logic={createAppAuthMachine(resilientStorage())}>
+    function Panels() {
+      const captions = useTrack(config.captionsUrl);
+      return (
         <main className="video-main">
           <Chapters videoRef={videoRef} />
-          <Transcript videoRef={videoRef} />
+          <Transcript videoRef={videoRef} track={captions} />
         </main>
+      );
+    }
+    const panels = () => (
+      <AuthActor.Provider logic={createAppAuthMachine(resilientStorage())}>
+        <Panels />
       </AuthActor.Provider>
     );
     const html = renderToString(panels());

@@ -353,6 +353,10 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
     writeFileSync(join(dist, 'index.html'), INDEX);
     media = mkdtempSync(join(tmpdir(), 'media-'));
     writeFileSync(join(media, 'master.m3u8'), '#EXTM3U\n');
+    // Written captions and chapters: the page's root is left as built (empty-tracks.test.ts).
+    const cue = 'WEBVTT\n\n00:00.000 --> 00:04.000\nInicio\n';
+    writeFileSync(join(media, 'captions.es.vtt'), cue);
+    writeFileSync(join(media, 'chapters.vtt'), cue);
     publish(JSON.stringify(MANIFEST, null, 2));
   });
   afterEach(() => {

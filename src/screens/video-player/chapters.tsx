@@ -2,34 +2,14 @@ import { useCallback, useMemo } from 'react';
 import { chapterAt } from '../../../machines/webvtt';
 import { config } from '../../config';
 import { CueLabel } from './cue-label';
+import { Panel } from './panel';
 import { seekAndPlay, usePlayingIndex, type VideoRef } from './use-player-video';
-import { useTrack, type TrackState } from './use-track';
+import { useTrack } from './use-track';
 
-export const CHAPTERS_FAILED = 'No se pudieron cargar los capítulos.';
-export const CHAPTERS_MISSING = 'Este video no tiene capítulos.';
-
-/** Loading, no such track, or the failure and its retry: the box keeps its height whatever is in it. */
-export function TrackNote({
-  state,
-  failed,
-  missing,
-}: {
-  state: TrackState;
-  failed: string;
-  missing: string;
-}) {
-  if (state.status === 'loading') return <p className="panel__note">Cargando...</p>;
-  if (state.status === 'ready') return null;
-  if (state.status === 'missing') return <p className="panel__note">{missing}</p>;
-  return (
-    <p className="panel__note panel__note--problem" role="alert">
-      {failed}{' '}
-      <button className="button" type="button" onClick={state.retry}>
-        Reintentar
-      </button>
-    </p>
-  );
-}
+export const CHAPTERS_NOTES = {
+  failed: 'No se pudieron cargar los capítulos.',
+  missing: 'Este video todavía no tiene capítulos.',
+};
 
 /**
  * "Capítulos": the video's chapters with their start times; the one playing is marked
@@ -42,31 +22,21 @@ export function Chapters({ videoRef }: { videoRef: VideoRef }) {
   const current = usePlayingIndex(videoRef, pick);
 
   return (
-    <section className="panel panel--chapters" aria-labelledby="chapters-title">
-      <details className="panel__details" open>
-        <summary className="panel__summary">
-          <h2 id="chapters-title" className="panel__title">
-            Capítulos
-          </h2>
-        </summary>
-        <div className="panel__box">
-          <TrackNote state={track} failed={CHAPTERS_FAILED} missing={CHAPTERS_MISSING} />
-          <ol className="chapters">
-            {chapters.map((chapter, index) => (
-              <li key={`${chapter.startS}-${index}`}>
-                <button
-                  type="button"
-                  className="panel__item"
-                  aria-current={index === current ? 'true' : undefined}
-                  onClick={() => seekAndPlay(videoRef.current, chapter.startS)}
-                >
-                  <CueLabel cue={chapter} />
-                </button>
-              </li>
-            ))}
-          </ol>
-        </div>
-      </details>
-    </section>
+    <Panel name="chapters" title="Capítulos" state={track} notes={CHAPTERS_NOTES}>
+      <ol className="chapters">
+        {chapters.map((chapter, index) => (
+          <li key={`${chapter.startS}-${index}`}>
+            <button
+              type="button"
+              className="panel__item"
+              aria-current={index === current ? 'true' : undefined}
+              onClick={() => seekAndPlay(videoRef.current, chapter.startS)}
+            >
+              <CueLabel cue={chapter} />
+            </button>
+          </li>
+        ))}
+      </ol>
+    </Panel>
   );
 }

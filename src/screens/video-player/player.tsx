@@ -11,8 +11,11 @@ import { reloadVideo } from './video-start';
 
 const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
-/** The video with its controls, captions and problems; the screen holds its ref (the panels follow it). */
-export function Player({ videoRef }: { videoRef: VideoRef }) {
+/**
+ * The video with its controls, captions and problems; the screen holds its ref (the panels follow
+ * it). `captions` false: the file has no cue, and the player offers no empty track.
+ */
+export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: boolean }) {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, config.videoUrl, storage);
   useKeyboardShortcuts(videoRef);
@@ -37,6 +40,8 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
       <div className="player__slot">
         {/* No src here: video-start.ts owns the source (maybe set by the boot script before
             React hydrates this element), and a src prop would start the video a second time. */}
+        {/* Without a cue there is nothing to caption; the transcript panel says so. */}
+        {/* eslint-disable-next-line jsx-a11y/media-has-caption */}
         <video
           ref={videoRef}
           className="player__video"
@@ -49,7 +54,9 @@ export function Player({ videoRef }: { videoRef: VideoRef }) {
           onError={() => void onMediaError()}
           onPlay={() => void onPlay()}
         >
-          <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
+          {captions && (
+            <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
+          )}
         </video>
       </div>
       <QualityMenu source={adaptive} />

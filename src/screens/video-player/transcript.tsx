@@ -8,14 +8,15 @@ import {
   type RefObject,
 } from 'react';
 import { cueAt, searchCues } from '../../../machines/webvtt';
-import { config } from '../../config';
-import { TrackNote } from './chapters';
 import { CueLabel } from './cue-label';
+import { Panel } from './panel';
 import { seekAndPlay, usePlayingIndex, type VideoRef } from './use-player-video';
-import { useTrack } from './use-track';
+import type { TrackState } from './use-track';
 
-export const TRANSCRIPT_FAILED = 'No se pudo cargar la transcripción.';
-export const TRANSCRIPT_MISSING = 'Este video no tiene transcripción.';
+export const TRANSCRIPT_NOTES = {
+  failed: 'No se pudo cargar la transcripción.',
+  missing: 'Este video todavía no tiene transcripción.',
+};
 
 /** After the visitor scrolls the transcript, it leaves it where they put it for this long. */
 const READING_PAUSE_MS = 6_000;
@@ -83,13 +84,12 @@ function moveBetweenLines(event: KeyboardEvent<HTMLButtonElement>) {
 /**
  * "Transcripción": the Spanish captions as text to read, the line playing highlighted and kept in
  * view, a click on a line plays from there, and a search that keeps only the lines holding
- * every word typed (accents and case aside). Fetched on its own: it reads even when the video
- * cannot load.
+ * every word typed (accents and case aside). `track` is fetched apart from the video (the
+ * screen's): it reads even when the video cannot load.
  */
-export function Transcript({ videoRef }: { videoRef: VideoRef }) {
+export function Transcript({ videoRef, track }: { videoRef: VideoRef; track: TrackState }) {
   const boxRef = useRef<HTMLDivElement>(null);
   const [query, setQuery] = useState('');
-  const track = useTrack(config.captionsUrl);
   const cues = useMemo(() => (track.status === 'ready' ? track.cues : []), [track]);
   const shown = useMemo(() => searchCues(cues, query), [cues, query]);
   const pick = useCallback((timeS: number) => cueAt(cues, timeS), [cues]);
@@ -103,13 +103,13 @@ export function Transcript({ videoRef }: { videoRef: VideoRef }) {
     [focused, current].find((index) => index !== null && shown.includes(index)) ?? shown[0];
 
   return (
-    <section className="panel panel--transcript" aria-labelledby="transcript-title">
-      <details className="panel__details" open>
-        <summary className="panel__summary">
-          <h2 id="transcript-title" className="panel__title">
-            Transcripción
-          </h2>
-        </summary>
+    <Panel
+      name="transcript"
+      title="Transcripción"
+      state={track}
+      notes={TRANSCRIPT_NOTES}
+      boxRef={boxRef}
+      tools={
         <div className="transcript__search">
           <label htmlFor="transcript-search">Buscar en la transcripción</label>
           <input
@@ -126,35 +126,33 @@ export function Transcript({ videoRef }: { videoRef: VideoRef }) {
             {searching && track.status === 'ready' ? matchesLabel(shown.length) : null}
           </p>
         </div>
-        <div ref={boxRef} className="panel__box panel__box--transcript">
-          <TrackNote state={track} failed={TRANSCRIPT_FAILED} missing={TRANSCRIPT_MISSING} />
-          <ol className="transcript">
-            {shown.map((index) => {
-              const cue = cues[index];
-              if (!cue) return null;
-              return (
-                <li key={index}>
-                  <button
-                    type="button"
-                    className="panel__item"
-                    aria-current={index === current ? 'true' : undefined}
-                    tabIndex={index === tabStop ? 0 : -1}
-                    onKeyDown={moveBetweenLines}
-                    onFocus={() => setFocused(index)}
-                    onBlur={(event) => {
-                      if (!event.currentTarget.closest('ol')?.contains(event.relatedTarget))
-                        setFocused(null);
-                    }}
-                    onClick={() => seekAndPlay(videoRef.current, cue.startS)}
-                  >
-                    <CueLabel cue={cue} />
-                  </button>
-                </li>
-              );
-            })}
-          </ol>
-        </div>
-      </details>
-    </section>
+      }
+    >
+      <ol className="transcript">
+        {shown.map((index) => {
+          const cue = cues[index];
+          if (!cue) return null;
+          return (
+            <li key={index}>
+              <button
+                type="button"
+                className="panel__item"
+                aria-current={index === current ? 'true' : undefined}
+                tabIndex={index === tabStop ? 0 : -1}
+                onKeyDown={moveBetweenLines}
+                onFocus={() => setFocused(index)}
+                onBlur={(event) => {
+                  if (!event.currentTarget.closest('ol')?.contains(event.relatedTarget))
+                    setFocused(null);
+                }}
+                onClick={() => seekAndPlay(videoRef.current, cue.startS)}
+              >
+                <CueLabel cue={cue} />
+              </button>
+            </li>
+          );
+        })}
+      </ol>
+    </Panel>
   );
 }

@@ -5,14 +5,16 @@ import { AuthActor } from '../../auth/auth-provider';
 
 export type TrackState =
   | { status: 'loading' }
+  /** At least one cue. */
   | { status: 'ready'; cues: Cue[] }
+  /** None published (204, 404), or a file without a cue (prepare-video's captions stub). */
   | { status: 'missing' }
   | { status: 'failed'; retry: () => void };
 
 /**
  * The cues of a track, fetched apart from the video so that they arrive even when the video
  * cannot. Starts as "loading" on the server and in the first client render alike. A refused
- * session ends the local one, as a refused video does (useVideoProblem.ts).
+ * session ends the local one, as a refused video does (use-video-problem.ts).
  */
 export function useTrack(url: string): TrackState {
   const actorRef = AuthActor.useActorRef();
@@ -25,9 +27,9 @@ export function useTrack(url: string): TrackState {
       if (controller.signal.aborted) return;
       if (result.kind === 'refused') actorRef.send({ type: 'session.refused' });
       setState(
-        result.kind === 'cues'
+        result.kind === 'cues' && result.cues.length > 0
           ? { status: 'ready', cues: result.cues }
-          : result.kind === 'missing'
+          : result.kind === 'cues' || result.kind === 'missing'
             ? { status: 'missing' }
             : {
                 status: 'failed',

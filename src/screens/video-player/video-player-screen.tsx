@@ -2,12 +2,14 @@ import { useRef } from 'react';
 import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
+import { config } from '../../config';
 import { VIDEO_TITLE, useDocumentTitle } from '../use-document-title';
 import { Background } from './background';
 import { Chapters } from './chapters';
 import { Player } from './player';
 import { SessionButton } from './session-button';
 import { Transcript } from './transcript';
+import { useTrack } from './use-track';
 
 /**
  * The training video screen; only rendered for a logged-in visitor (see routes.tsx). The build
@@ -18,6 +20,8 @@ export default function VideoPlayerScreen() {
   useDocumentTitle(VIDEO_TITLE);
   const actorRef = AuthActor.useActorRef();
   const videoRef = useRef<HTMLVideoElement>(null);
+  // The player's captions and the transcript: one file, fetched once for both.
+  const captions = useTrack(config.captionsUrl);
   const nombres = AuthActor.useSelector((state) => state.context.session?.nombres ?? '');
   const empresa = AuthActor.useSelector((state) => state.context.session?.empresa ?? '');
   const label = `Hola ${nombres} / ${empresa}`;
@@ -49,9 +53,9 @@ export default function VideoPlayerScreen() {
           width={1200}
           height={200}
         />
-        <Player videoRef={videoRef} />
+        <Player videoRef={videoRef} captions={captions.status !== 'missing'} />
         <Chapters videoRef={videoRef} />
-        <Transcript videoRef={videoRef} />
+        <Transcript videoRef={videoRef} track={captions} />
       </main>
     </div>
   );

@@ -11,6 +11,46 @@ export const PUBLISHED = {
   manifest: 'media.json',
 } as const;
 
+/**
+ * The served publish: names one version folder. prepare-video replaces it with rename(2), so a
+ * reader sees the previous publish or the new one, never a mix. Without it, MEDIA_DIR's root
+ * holds one publish in the older flat layout (served as it is).
+ */
+export const CURRENT_FILE = 'current.json';
+
+/** A publish's folder inside MEDIA_DIR: `v`, the UTC time it was made current, its id. */
+export const VERSION_DIR_PATTERN = /^v\d{14}-[a-z0-9]{8}$/;
+
+/** In current.json, the older flat layout at MEDIA_DIR's root once a versioned publish replaced it. */
+export const ROOT_VERSION = '.';
+
+/** What current.json holds: the served version, and the previous ones kept for pages still playing them. */
+export interface CurrentPointer {
+  version: string;
+  since: string;
+  /** Each with when it stopped being served (ISO time); removed a session lifetime later. */
+  retired: { version: string; until: string }[];
+}
+
+/** current.json's text, checked; null when it is not one prepare-video wrote. */
+export function parsePointer(text: string): CurrentPointer | null {
+  try {
+    const value = JSON.parse(text) as Partial<CurrentPointer>;
+    const retired = Array.isArray(value.retired) ? value.retired : null;
+    const named = (v: unknown) => typeof v === 'string' && VERSION_DIR_PATTERN.test(v);
+    if (!named(value.version) || typeof value.since !== 'string' || !retired) return null;
+    const valid = retired.every(
+      (r) =>
+        (named(r?.version) || r?.version === ROOT_VERSION) &&
+        typeof r.until === 'string' &&
+        Number.isFinite(Date.parse(r.until)),
+    );
+    return valid ? (value as CurrentPointer) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A rendition's folder: the publish id and its height, e.g. `k3f9a1c2-360p`. */
 export const RUNG_DIR_PATTERN = /^[a-z0-9]{8}-\d{2,4}p$/;
 
@@ -37,6 +77,12 @@ export const segmentName = (index: number) => `seg${String(index).padStart(5, '0
  * master and a playlist. Null when the server has only the single MP4.
  */
 export interface MediaInfo {
+  /**
+   * The version folder the page plays (VERSION_DIR_PATTERN), when MEDIA_DIR has one: the player
+   * asks for `/api/video/hls/VERSION/master.m3u8` and `VERSION/fallback.mp4`, so a publish made
+   * while it plays changes nothing it asks for.
+   */
+  version?: string;
   rungs: { dir: string; height: number; peakBandwidth: number }[];
 }
 

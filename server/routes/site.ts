@@ -14,6 +14,7 @@ import {
 import type { ServerConfig } from '../config.js';
 import { apiError, errorHandler } from '../errors.js';
 import { parseMediaInfo, withMediaInfo } from '../media-info.js';
+import { servedVersions } from '../published.js';
 import { pageCsp } from '../security.js';
 
 /** Vite names everything under assets/ by content hash: a new build means new names. */
@@ -69,19 +70,24 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
   });
 
   // index.html is built once; what MEDIA_DIR holds is known only now. The page is made (and
-  // compressed) again only when index.html or media.json changes.
-  const manifestFile = config.mediaDir ? join(config.mediaDir, PUBLISHED.manifest) : undefined;
+  // compressed) again only when index.html, the served version or its media.json changes.
+  const served = config.mediaDir ? servedVersions(config.mediaDir) : null;
+  const manifestOf = async () => (served ? (await served()).dir : null);
   const pageVersion = async (): Promise<TextVersion> => {
     const index = await fileVersion(indexFile);
-    if (!manifestFile) return index;
-    const manifest = await fileVersion(manifestFile).catch(() => undefined);
+    const dir = await manifestOf();
+    if (!dir) return index;
+    const manifest = await fileVersion(join(dir, PUBLISHED.manifest)).catch(() => undefined);
     return {
-      key: `${index.key}-${manifest?.key ?? 'none'}`,
+      key: `${index.key}-${dir}-${manifest?.key ?? 'none'}`,
       mtime: manifest && manifest.mtime > index.mtime ? manifest.mtime : index.mtime,
     };
   };
   const readMediaInfo = async () => {
-    if (!manifestFile) return null;
+    if (!served) return null;
+    // One reading of the pointer for both: the page names the version its renditions are in.
+    const { dir, version } = await served();
+    const manifestFile = join(dir, PUBLISHED.manifest);
     const info = await stat(manifestFile)
       .then((stats) => (stats.size <= MAX_MANIFEST_BYTES ? readFile(manifestFile, 'utf8') : ''))
       .then(parseMediaInfo, () => null);
@@ -91,7 +97,7 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
         { file: manifestFile },
         'media.json is missing or not a publish of prepare-video: the page plays the fallback MP4',
       );
-    return info;
+    return info && version ? { version, ...info } : info;
   };
   const pageText = compressedText(pageVersion, async () => {
     const [html, info] = await Promise.all([readFile(indexFile, 'utf8'), readMediaInfo()]);

@@ -12,7 +12,9 @@
  */
 import {
   MEDIA_INFO_ID,
+  PUBLISHED,
   RUNG_DIR_PATTERN,
+  VERSION_DIR_PATTERN,
   RUNG_FILES,
   SEGMENT_S,
   isCount,
@@ -54,8 +56,9 @@ export function readMediaInfo(doc: Document = document): MediaInfo | null {
   } catch {
     return null;
   }
-  const rungs = (value as Partial<MediaInfo> | null)?.rungs;
+  const { rungs, version } = (value as Partial<MediaInfo> | null) ?? {};
   if (!Array.isArray(rungs) || rungs.length === 0) return null;
+  if (version !== undefined && !VERSION_DIR_PATTERN.test(version)) return null;
   const valid = rungs.every(
     (rung: Partial<MediaInfo['rungs'][number]> | null) =>
       typeof rung?.dir === 'string' &&
@@ -63,7 +66,18 @@ export function readMediaInfo(doc: Document = document): MediaInfo | null {
       isCount(rung.height) &&
       isCount(rung.peakBandwidth),
   );
-  return valid ? { rungs: rungs as MediaInfo['rungs'] } : null;
+  return valid ? { version, rungs: rungs as MediaInfo['rungs'] } : null;
+}
+
+/**
+ * The master and the MP4 of the version the page was given (media-info): a publish made while
+ * this page plays changes none of the URLs it asks for. Without a version, the served publish.
+ */
+export function versionUrls(info: MediaInfo | null): { masterUrl: string; videoUrl: string } {
+  if (!info?.version) return config;
+  const base = new URL(`${info.version}/`, new URL(config.masterUrl, location.href));
+  const url = (name: string) => new URL(name, base).href;
+  return { masterUrl: url(PUBLISHED.master), videoUrl: url(PUBLISHED.fallback) };
 }
 
 /** Media Source (Chromium, Firefox, Android, iPadOS, iOS 17.1+): hls.js plays there. */
@@ -82,9 +96,9 @@ export function markAdaptive(info: MediaInfo | null): boolean {
 }
 
 /** hls.js gave up, or never came: the MP4, and no quality menu. */
-function fallBack(video: HTMLVideoElement) {
+function fallBack(video: HTMLVideoElement, videoUrl: string) {
   delete document.documentElement.dataset.adaptive;
-  video.src = config.videoUrl;
+  video.src = videoUrl;
 }
 
 /** An answer fetched before hls.js was there, with when it was asked for and arrived. */
@@ -152,7 +166,7 @@ export function startVideo(video: HTMLVideoElement, options: StartOptions) {
 
 async function start(video: HTMLVideoElement, options: StartOptions) {
   const { info, storage } = options;
-  const { videoUrl, masterUrl } = config;
+  const { videoUrl, masterUrl } = versionUrls(info);
   if (!info || !hasMediaSource()) {
     const native = info && video.canPlayType('application/vnd.apple.mpegurl') !== '';
     video.src = native ? masterUrl : videoUrl;
@@ -161,7 +175,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const choice = parseChoice(storage.getItem(QUALITY_KEY));
   const estimateBps = readEstimate(storage, navigator.connection);
   const rung = startRung(info.rungs, choice, estimateBps);
-  const position = readPosition(storage, videoUrl) ?? 0;
+  const position = readPosition(storage, config.videoUrl) ?? 0;
   const master = new URL(masterUrl, location.href);
   const inRung = (name: string) => new URL(`${rung.dir}/${name}`, master).href;
   holdPoster(video);
@@ -176,7 +190,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     const player = attachAdaptive({
       video,
       masterUrl: master.href,
-      fallBack: () => fallBack(video),
+      fallBack: () => fallBack(video, videoUrl),
       early,
       startDir: rung.dir,
       position,
@@ -184,11 +198,11 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
       levelsFor: (list) => levelsFor(choice, list),
       onEstimate: (bps) => saveEstimate(storage, bps),
     });
-    if (!player) fallBack(video);
+    if (!player) fallBack(video, videoUrl);
     return player;
   } catch {
     // The chunk did not come (a dead link): the MP4 is the video's own way to play.
-    fallBack(video);
+    fallBack(video, videoUrl);
     return null;
   }
 }

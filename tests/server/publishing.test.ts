@@ -146,8 +146,14 @@ describe('a republish while pages play', () => {
   /** Every URL a player of `version` asks for, with the bytes on disk they must answer. */
   const versionFiles = (manifest: Manifest) => {
     const rung = manifest.rungs.at(-1)!.dir;
-    return [PUBLISHED.master, PUBLISHED.fallback, PUBLISHED.poster, PUBLISHED.captions]
-      .concat([`${rung}/index.m3u8`, `${rung}/init.mp4`, `${rung}/seg00000.m4s`])
+    const names: string[] = [PUBLISHED.master, PUBLISHED.fallback, PUBLISHED.poster];
+    return names
+      .concat([
+        PUBLISHED.captions,
+        `${rung}/index.m3u8`,
+        `${rung}/init.mp4`,
+        `${rung}/seg00000.m4s`,
+      ])
       .map((name) => ({
         url: `/api/video/hls/${manifest.version}/${name}`,
         bytes: readFileSync(join(dir, manifest.version, name)),

@@ -69,7 +69,7 @@ export function lockFolder(dir: string): () => void {
   throw new PublishBusyError(`could not lock ${dir}.`);
 }
 
-export function readPointer(dir: string): CurrentPointer | null {
+function readPointer(dir: string): CurrentPointer | null {
   try {
     return parsePointer(readFileSync(join(dir, CURRENT_FILE), 'utf8'));
   } catch {

@@ -63,7 +63,9 @@ describe('prepare-video', () => {
     for (const rung of manifest.rungs) {
       expect(rung.averageBandwidth).toBeGreaterThan(0);
       expect(rung.peakBandwidth).toBeGreaterThanOrEqual(rung.averageBandwidth);
-      expect(readFileSync(join(served, rung.dir, 'index.m3u8'), 'utf8')).toContain('#EXT-X-ENDLIST');
+      expect(readFileSync(join(served, rung.dir, 'index.m3u8'), 'utf8')).toContain(
+        '#EXT-X-ENDLIST',
+      );
     }
     const master = readFileSync(join(served, PUBLISHED.master), 'utf8');
     for (const rung of manifest.rungs)
@@ -72,7 +74,9 @@ describe('prepare-video', () => {
       );
     expect(master).toMatch(/CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"/);
     expect(readFileSync(join(served, PUBLISHED.captions), 'utf8')).toMatch(/^WEBVTT/);
-    expect(readFileSync(join(served, PUBLISHED.poster)).subarray(0, 2).toString('hex')).toBe('ffd8');
+    expect(readFileSync(join(served, PUBLISHED.poster)).subarray(0, 2).toString('hex')).toBe(
+      'ffd8',
+    );
   });
 
   it('plans portrait and small sources without upscaling', () => {

@@ -73,7 +73,7 @@ export function readMediaInfo(doc: Document = document): MediaInfo | null {
  * The master and the MP4 of the version the page was given (media-info): a publish made while
  * this page plays changes none of the URLs it asks for. Without a version, the served publish.
  */
-export function versionUrls(info: MediaInfo | null): { masterUrl: string; videoUrl: string } {
+function versionUrls(info: MediaInfo | null): { masterUrl: string; videoUrl: string } {
   if (!info?.version) return config;
   const base = new URL(`${info.version}/`, new URL(config.masterUrl, location.href));
   const url = (name: string) => new URL(name, base).href;

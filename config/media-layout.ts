@@ -19,6 +19,46 @@ export const PUBLISHED = {
 export const ACCESS_PATH = '/api/video/access';
 export const MEDIA_DIR_HEADER = 'x-media-dir';
 
+/**
+ * The served publish: names one version folder. prepare-video replaces it with rename(2), so a
+ * reader sees the previous publish or the new one, never a mix. Without it, MEDIA_DIR's root
+ * holds one publish in the older flat layout (served as it is).
+ */
+export const CURRENT_FILE = 'current.json';
+
+/** A publish's folder inside MEDIA_DIR: `v`, the UTC time it was made current, its id. */
+export const VERSION_DIR_PATTERN = /^v\d{14}-[a-z0-9]{8}$/;
+
+/** In current.json, the older flat layout at MEDIA_DIR's root once a versioned publish replaced it. */
+export const ROOT_VERSION = '.';
+
+/** What current.json holds: the served version, and the previous ones kept for pages still playing them. */
+export interface CurrentPointer {
+  version: string;
+  since: string;
+  /** Each with when it stopped being served (ISO time); removed a session lifetime later. */
+  retired: { version: string; until: string }[];
+}
+
+/** current.json's text, checked; null when it is not one prepare-video wrote. */
+export function parsePointer(text: string): CurrentPointer | null {
+  try {
+    const value = JSON.parse(text) as Partial<CurrentPointer>;
+    const retired = Array.isArray(value.retired) ? value.retired : null;
+    const named = (v: unknown) => typeof v === 'string' && VERSION_DIR_PATTERN.test(v);
+    if (!named(value.version) || typeof value.since !== 'string' || !retired) return null;
+    const valid = retired.every(
+      (r) =>
+        (named(r?.version) || r?.version === ROOT_VERSION) &&
+        typeof r.until === 'string' &&
+        Number.isFinite(Date.parse(r.until)),
+    );
+    return valid ? (value as CurrentPointer) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A rendition's folder: the publish id and its height, e.g. `k3f9a1c2-360p`. */
 export const RUNG_DIR_PATTERN = /^[a-z0-9]{8}-\d{2,4}p$/;
 
@@ -53,6 +93,8 @@ export interface PublishedRung {
 /** media.json: what prepare-video published into MEDIA_DIR. */
 export interface Manifest {
   id: string;
+  /** The version folder inside the media folder that holds this publish. */
+  version: string;
   source: string;
   durationS: number;
   frameRate: number;
@@ -61,6 +103,8 @@ export interface Manifest {
   captions: 'kept' | 'embedded' | 'stub';
   /** How many chapters were published from `--chapters` (0: none, no chapters track). */
   chapters: number;
+  /** Published with `--accept-truncated`: what the source announced and what was wrong. */
+  cut?: { containerS: number; problems: string[] };
 }
 
 /**
@@ -68,6 +112,12 @@ export interface Manifest {
  * setting): the renditions, lowest first, `height` being the short side. Null: the single MP4.
  */
 export interface MediaInfo {
+  /**
+   * The version folder the page plays (VERSION_DIR_PATTERN), when MEDIA_DIR has one: the player
+   * asks for `/api/video/hls/VERSION/master.m3u8` and `VERSION/fallback.mp4`, so a publish made
+   * while it plays changes nothing it asks for.
+   */
+  version?: string;
   rungs: Pick<PublishedRung, 'dir' | 'height' | 'peakBandwidth'>[];
 }
 
@@ -90,8 +140,10 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
   } catch {
     return null;
   }
-  const rungs = (value as { rungs?: unknown } | null)?.rungs;
+  const { rungs, version } = (value as { rungs?: unknown; version?: unknown } | null) ?? {};
   if (!Array.isArray(rungs) || rungs.length === 0 || rungs.length > MAX_RUNGS) return null;
+  if (version !== undefined && !(typeof version === 'string' && VERSION_DIR_PATTERN.test(version)))
+    return null;
   const parsed: MediaInfo['rungs'] = [];
   for (const rung of rungs as (Partial<PublishedRung> | null)[]) {
     // The page's copy has no width: its height is already the short side.
@@ -102,7 +154,8 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
     // The short side names the quality ("360p"), portrait or not.
     parsed.push({ dir, height: Math.min(width, height), peakBandwidth });
   }
-  return { rungs: parsed.sort((a, b) => a.peakBandwidth - b.peakBandwidth) };
+  const sorted = parsed.sort((a, b) => a.peakBandwidth - b.peakBandwidth);
+  return version === undefined ? { rungs: sorted } : { version, rungs: sorted };
 }
 
 /** The id of the JSON element in index.html that holds it. */

@@ -12,7 +12,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { MAX_FIELD_LENGTH, SESSION_TIMEOUT_MS } from '../machines/session.js';
-import { PUBLISHED } from './media-layout.js';
+import { CURRENT_FILE, PUBLISHED } from './media-layout.js';
 import { parsePasswordHash } from './password-hash.js';
 
 /**
@@ -226,7 +226,8 @@ const SETTINGS = {
     'server',
     '',
     z.string().superRefine((raw, context) => {
-      if (raw !== '' && !existsSync(resolve(raw, PUBLISHED.master)))
+      const publishes = [PUBLISHED.master, CURRENT_FILE].map((name) => resolve(raw, name));
+      if (raw !== '' && !publishes.some((path) => existsSync(path)))
         context.addIssue({
           code: 'custom',
           message: `has no ${PUBLISHED.master}: publish a video there with \`npm run prepare-video -- SOURCE --out ${raw}\``,

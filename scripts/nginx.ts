@@ -63,6 +63,15 @@ const UNAUTHORIZED_JSON = JSON.stringify({
  */
 const MEDIA_FILES = [
   {
+    // A page names the version it plays (docs/publishing.md): its rendition files, by name.
+    location:
+      '~ "^/api/video/hls/(?<version>v[0-9]{14}-[a-z0-9]{8})/(?<rung>[a-z0-9]{8}-[0-9]{2,4}p)/(?<file>init\\.mp4|seg[0-9]{5}\\.m4s)$"',
+    path: '/$version/$rung/$file',
+    fromMediaDir: true,
+    type: 'video/mp4',
+    cacheControl: 'private, max-age=31536000, immutable',
+  },
+  {
     location:
       '~ "^/api/video/hls/(?<rung>[a-z0-9]{8}-[0-9]{2,4}p)/(?<file>init\\.mp4|seg[0-9]{5}\\.m4s)$"',
     path: '/$rung/$file',
@@ -135,8 +144,12 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
         ]
       : []),
     `}`,
+    `location @app {`,
+    `  proxy_pass http://app;`,
+    ...FORWARDED.map((line) => `  ${line}`),
+    `}`,
   ];
-  const files = MEDIA_FILES.flatMap(({ location, path, type, cacheControl }) => [
+  const files = MEDIA_FILES.flatMap(({ location, path, type, cacheControl, ...entry }) => [
     `location ${location} {`,
     `  auth_request /_session;`,
     `  auth_request_set $media_dir $upstream_http_${MEDIA_DIR_HEADER.replace(/-/g, '_')};`,
@@ -144,8 +157,9 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
     // are down, which the visitor must read as "retry", never as "signed out".
     `  error_page 401 = @unauthorized;`,
     `  error_page 500 502 503 504 = @unavailable;`,
-    `  root ${mediaDir}/$media_dir;`,
-    `  try_files ${path} =404;`,
+    `  root ${'fromMediaDir' in entry ? mediaDir : `${mediaDir}/$media_dir`};`,
+    // A file not there (a version already cleaned up, a rendition of another) is the app's to answer.
+    `  try_files ${path} @app;`,
     // Nothing outside the published folders: no symbolic link below MEDIA_DIR is followed.
     `  disable_symlinks on from=${mediaDir};`,
     `  types { }`,

@@ -2,7 +2,9 @@
  * `npm run prepare-video -- SOURCE [--out DIR] [--chapters FILE]`: turns the company's video (mp4, mov, mkv; any
  * size or shape) into what `MEDIA_DIR=DIR npm start` serves: an H.264/AAC HLS ladder in fMP4
  * segments, its playlists, a progressive fallback MP4, a poster and Spanish captions.
- * Everything is made in a staging folder first: a source ffmpeg cannot read changes nothing.
+ * The source is decoded once first: a damaged one changes nothing. Each publish is made in a
+ * folder of its own and served by one rename (media-versions.ts): visitors watching the
+ * previous one keep it, and an interrupted publish leaves the served one as it was.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,12 +24,22 @@ import { fileURLToPath } from 'node:url';
 import { chaptersToWebVtt, describeProblem, parseChapters } from '../machines/chapters.js';
 import {
   PUBLISHED,
-  RUNG_DIR_PATTERN,
   RUNG_FILES,
   SEGMENT_S,
   type Manifest,
   type PublishedRung as Rung,
 } from '../config/media-layout.js';
+import { readSettings } from '../config/settings.js';
+import {
+  PublishBusyError,
+  STAGING_PREFIX,
+  lockFolder,
+  removeExpired,
+  removeLeftovers,
+  switchTo,
+  versionName,
+} from './media-versions.js';
+import { checkSource, type SourceCheck } from './source-check.js';
 
 interface RungSpec {
   /** The short side in pixels (the height of a landscape video). */
@@ -151,24 +163,26 @@ export function planLadder(width: number, height: number) {
   });
 }
 
-function run(args: string[], what: string): Promise<void> {
+function runFfmpeg(args: string[], what: string, signal?: AbortSignal): Promise<void> {
   return new Promise((resolvePromise, reject) => {
+    const halted = stopped(signal);
+    if (halted) return reject(halted);
     const child = spawn(
       'ffmpeg',
       ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...args],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
+      { stdio: ['ignore', 'ignore', 'pipe'], signal },
     );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
     });
-    child.on('error', () => reject(new PrepareError(FFMPEG_MISSING)));
+    child.on('error', () => reject(stopped(signal) ?? new PrepareError(FFMPEG_MISSING)));
     child.on('close', (code) =>
       code === 0
         ? resolvePromise()
-        : reject(new PrepareError(`ffmpeg failed while ${what}:\n${stderr.trim()}`)),
+        : reject(
+            stopped(signal) ?? new PrepareError(`ffmpeg failed while ${what}:\n${stderr.trim()}`),
+          ),
     );
   });
 }
@@ -201,48 +215,134 @@ function findCaptions(source: string): string | undefined {
 const STUB_CAPTIONS =
   'WEBVTT\n\nNOTE Subtítulos en español pendientes: reemplace este archivo por los del video.\n';
 
+export interface PrepareOptions {
+  preset?: string;
+  chapters?: string;
+  /** Publish a source the check found damaged: what decodes, said in the summary. */
+  acceptTruncated?: boolean;
+  /** How long a replaced version stays for pages still playing it (the session lifetime). */
+  keepOldS?: number;
+  /** Stops the publish (Ctrl+C, SIGTERM): ffmpeg is stopped and the served publish kept. */
+  signal?: AbortSignal;
+  /** The clock, for the switch's time and the clean-up. */
+  now?: () => Date;
+}
+
+/** The session lifetime's default (SESSION_TTL_S, config/settings.ts). */
+const DEFAULT_KEEP_OLD_S = readSettings({}, ['SESSION_TTL_S']).SESSION_TTL_S;
+
+const mmss = (s: number) => `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+
+function refuse(sourceArg: string, check: SourceCheck): PrepareError {
+  return new PrepareError(
+    [
+      `${sourceArg} is damaged: ${check.problems.join('; ')}.`,
+      `Only ${mmss(check.playsS)} of its ${mmss(check.containerS)} would play. Nothing was changed.`,
+      'Copy the file again from its origin, or publish what plays with --accept-truncated.',
+    ].join('\n'),
+  );
+}
+
 /** Publishes `source` into `outDir`; returns what it made. */
 export async function prepareVideo(
   sourceArg: string,
   outDirArg: string,
-  options: { preset?: string; chapters?: string } = {},
+  options: PrepareOptions = {},
 ): Promise<Manifest> {
   checkFfmpeg();
   const source = resolve(sourceArg);
   if (!existsSync(source) || !statSync(source).isFile())
     throw new PrepareError(`${sourceArg} is not a file.`);
-  const info = probe(source);
+  const probed = probe(source);
+  // Decoded whole before anything is written: a copy cut off halfway announces its full length.
+  const check = await checkSource(source, probed, options.signal).catch(() => {
+    throw stopped(options.signal) ?? new PrepareError(FFMPEG_MISSING);
+  });
+  if (check.problems.length && !options.acceptTruncated) throw refuse(sourceArg, check);
+  const info = check.problems.length ? { ...probed, durationS: check.playsS } : probed;
   // Checked before minutes of encoding: a wrong line stops here, naming it.
   const chaptersTrack = options.chapters ? readChapters(options.chapters, info.durationS) : null;
   const outDir = resolve(outDirArg);
   mkdirSync(outDir, { recursive: true });
-  const id = randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(-8);
-  const stage = join(outDir, `.prepare-${id}`);
-  mkdirSync(stage);
+  const now = options.now ?? (() => new Date());
+  let release: () => void;
   try {
-    return await publish(
-      source,
-      info,
-      outDir,
-      stage,
-      id,
-      options.preset ?? 'veryfast',
-      chaptersTrack,
-    );
+    release = lockFolder(outDir);
+  } catch (error) {
+    if (error instanceof PublishBusyError) throw new PrepareError(error.message);
+    throw error;
+  }
+  try {
+    removeLeftovers(outDir);
+    const id = randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(-8);
+    const stage = join(outDir, `${STAGING_PREFIX}${id}`);
+    mkdirSync(stage);
+    let manifest: Manifest;
+    try {
+      manifest = await publish(source, info, stage, id, {
+        preset: options.preset ?? 'veryfast',
+        chapters: chaptersTrack,
+        signal: options.signal,
+        now,
+      });
+      if (check.problems.length)
+        manifest.cut = { containerS: check.containerS, problems: check.problems };
+      writeFileSync(join(stage, PUBLISHED.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+      switchTo(outDir, stage, manifest.version, now());
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
+    removeExpired(outDir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, now());
+    return manifest;
   } finally {
-    rmSync(stage, { recursive: true, force: true });
+    release();
   }
 }
 
+/** Removes what no page can still play (`npm run prepare-video -- --clean DIR`). */
+export function cleanMediaDir(
+  dirArg: string,
+  options: { keepOldS?: number; now?: Date } = {},
+): string[] {
+  const dir = resolve(dirArg);
+  if (!existsSync(dir)) throw new PrepareError(`${dirArg} does not exist.`);
+  let release: () => void;
+  try {
+    release = lockFolder(dir);
+  } catch (error) {
+    if (error instanceof PublishBusyError) throw new PrepareError(error.message);
+    throw error;
+  }
+  try {
+    return removeExpired(dir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, options.now ?? new Date());
+  } finally {
+    release();
+  }
+}
+
+/** The error to end with when `signal` stopped the publish. */
+function stopped(signal: AbortSignal | undefined): PrepareError | undefined {
+  if (!signal?.aborted) return undefined;
+  return new PrepareError(
+    `stopped (${String(signal.reason ?? 'aborted')}): the served publish is as it was.`,
+  );
+}
+
+/** Makes the whole publish inside `stage`; nothing outside it changes. */
 async function publish(
   source: string,
   info: Probe,
-  outDir: string,
   stage: string,
   id: string,
-  preset: string,
-  chapters: { vtt: string; count: number } | null,
+  options: {
+    preset: string;
+    chapters: { vtt: string; count: number } | null;
+    signal?: AbortSignal;
+    now: () => Date;
+  },
 ): Promise<Manifest> {
+  const { preset, chapters } = options;
+  const run = (args: string[], what: string) => runFfmpeg(args, what, options.signal);
   const ladder = planLadder(info.width, info.height);
   // 50 or 60 frames a second double the bits for little a training video needs.
   const frameRate = info.frameRate > 31 ? info.frameRate / 2 : info.frameRate;
@@ -360,8 +460,9 @@ async function publish(
   if (captions === 'stub') writeFileSync(join(stage, PUBLISHED.captions), STUB_CAPTIONS);
   if (chapters) writeFileSync(join(stage, PUBLISHED.chapters), chapters.vtt);
 
-  const manifest: Manifest = {
+  return {
     id,
+    version: versionName(id, options.now()),
     source: basename(source),
     durationS: Math.round(info.durationS * 1000) / 1000,
     frameRate,
@@ -370,21 +471,6 @@ async function publish(
     captions,
     chapters: chapters?.count ?? 0,
   };
-  writeFileSync(join(stage, PUBLISHED.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
-
-  // Switch over: new rung folders first, the master last, then the previous publish goes.
-  const previous = readPrevious(outDir);
-  for (const rung of rungs) renameSync(join(stage, rung.dir), join(outDir, rung.dir));
-  for (const name of [PUBLISHED.fallback, PUBLISHED.poster, PUBLISHED.captions, PUBLISHED.manifest])
-    renameSync(join(stage, name), join(outDir, name));
-  // A video published without chapters must not show the previous one's.
-  if (chapters) renameSync(join(stage, PUBLISHED.chapters), join(outDir, PUBLISHED.chapters));
-  else rmSync(join(outDir, PUBLISHED.chapters), { force: true });
-  renameSync(join(stage, PUBLISHED.master), join(outDir, PUBLISHED.master));
-  for (const dir of previous)
-    if (RUNG_DIR_PATTERN.test(dir) && !dir.startsWith(id))
-      rmSync(join(outDir, dir), { recursive: true, force: true });
-  return manifest;
 }
 
 /** The operator's chapters file as a WebVTT track; every malformed line named, or it throws. */
@@ -405,17 +491,6 @@ function readChapters(file: string, durationS: number): { vtt: string; count: nu
   return { vtt: chaptersToWebVtt(result.chapters, durationS), count: result.chapters.length };
 }
 
-function readPrevious(outDir: string): string[] {
-  try {
-    const old = JSON.parse(readFileSync(join(outDir, PUBLISHED.manifest), 'utf8')) as {
-      rungs?: { dir?: unknown }[];
-    };
-    return (old.rungs ?? []).map((r) => r.dir).filter((d): d is string => typeof d === 'string');
-  } catch {
-    return [];
-  }
-}
-
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const kbps = (bps: number) => `${Math.round(bps / 1000)} kbit/s`;
 
@@ -426,7 +501,12 @@ export function describe(manifest: Manifest, outDir: string, source = manifest.s
   const again = `npm run prepare-video -- ${source} --out ${outDir}`;
   const captionsBeside = `${join(dirname(source), basename(source, extname(source)))}.es.vtt`;
   return [
-    `Published ${manifest.source} (${minutes} min ${seconds} s) into ${outDir}:`,
+    `Published ${manifest.source} (${minutes} min ${seconds} s) into ${join(outDir, manifest.version)}:`,
+    ...(manifest.cut
+      ? [
+          `  cut       ${mmss(manifest.cut.containerS - manifest.durationS)} of its ${mmss(manifest.cut.containerS)} did not decode and is not published (${manifest.cut.problems.join('; ')})`,
+        ]
+      : []),
     ...manifest.rungs.map(
       (r) =>
         `  ${`${r.width}x${r.height}`.padEnd(10)} ${kbps(r.averageBandwidth).padStart(12)} average, ${kbps(r.peakBandwidth).padStart(12)} peak, ${mb(r.bytes).padStart(9)}  ${r.dir}/`,
@@ -443,43 +523,91 @@ export function describe(manifest: Manifest, outDir: string, source = manifest.s
   ].join('\n');
 }
 
-function parseArgs(argv: string[]): {
+interface Args {
   source: string;
   out: string;
   preset?: string;
   chapters?: string;
-} {
+  acceptTruncated: boolean;
+  /** `--clean DIR`: only the clean-up. */
+  clean?: string;
+  keepOldS?: number;
+}
+
+const USAGE = [
+  'Usage: npm run prepare-video -- SOURCE [--out DIR] [--chapters FILE] [--preset veryfast] [--accept-truncated] [--keep-old SECONDS]',
+  '       npm run prepare-video -- --clean DIR [--keep-old SECONDS]',
+].join('\n');
+
+function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
-  let out = 'media';
-  let preset: string | undefined;
-  let chapters: string | undefined;
+  const args: Args = { source: '', out: 'media', acceptTruncated: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--out') out = argv[++i] ?? '';
-    else if (arg.startsWith('--out=')) out = arg.slice(6);
-    else if (arg === '--preset') preset = argv[++i];
-    else if (arg === '--chapters') chapters = argv[++i];
-    else if (arg.startsWith('--')) throw new PrepareError(`Unknown option ${arg}.`);
+    if (arg === '--out') args.out = argv[++i] ?? '';
+    else if (arg.startsWith('--out=')) args.out = arg.slice(6);
+    else if (arg === '--preset') args.preset = argv[++i];
+    else if (arg === '--chapters') args.chapters = argv[++i];
+    else if (arg === '--accept-truncated') args.acceptTruncated = true;
+    else if (arg === '--clean') args.clean = argv[++i] ?? '';
+    else if (arg === '--keep-old') {
+      args.keepOldS = Number(argv[++i]);
+      if (!Number.isSafeInteger(args.keepOldS) || args.keepOldS < 0)
+        throw new PrepareError(`--keep-old takes a whole number of seconds.\n${USAGE}`);
+    } else if (arg.startsWith('--')) throw new PrepareError(`Unknown option ${arg}.`);
     else positional.push(arg);
   }
-  if (positional.length !== 1 || !out)
-    throw new PrepareError(
-      'Usage: npm run prepare-video -- SOURCE [--out DIR] [--chapters FILE] [--preset veryfast]',
-    );
-  return { source: positional[0]!, out, preset, chapters };
+  if (args.clean !== undefined ? !args.clean || positional.length : positional.length !== 1)
+    throw new PrepareError(USAGE);
+  if (!args.out) throw new PrepareError(USAGE);
+  return { ...args, source: positional[0] ?? '' };
+}
+
+/** The server's session lifetime (SESSION_TTL_S): no page plays a version retired longer ago. */
+function sessionLifetimeS(): number {
+  return readSettings(process.env, ['SESSION_TTL_S']).SESSION_TTL_S;
 }
 
 async function main() {
+  // Ctrl+C or SIGTERM: ffmpeg is stopped, the work folder removed, the served publish kept.
+  const controller = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    // A second one does not wait for the tidying.
+    if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
+    controller.abort(signal);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   try {
-    const { source, out, preset, chapters } = parseArgs(process.argv.slice(2));
+    const args = parseArgs(process.argv.slice(2));
+    const keepOldS = args.keepOldS ?? sessionLifetimeS();
+    if (args.clean !== undefined) {
+      const removed = cleanMediaDir(args.clean, { keepOldS });
+      console.log(
+        removed.length
+          ? `Removed from ${args.clean}: ${removed.join(', ')}`
+          : `Nothing to remove in ${args.clean}: every old version may still be playing (kept ${keepOldS} s after it was replaced).`,
+      );
+      return;
+    }
     const started = Date.now();
-    const manifest = await prepareVideo(source, out, { preset, chapters });
-    console.log(describe(manifest, out, source));
+    const manifest = await prepareVideo(args.source, args.out, {
+      preset: args.preset,
+      chapters: args.chapters,
+      acceptTruncated: args.acceptTruncated,
+      keepOldS,
+      signal: controller.signal,
+    });
+    console.log(describe(manifest, args.out, args.source));
     console.log(`Done in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   } catch (error) {
     if (!(error instanceof PrepareError)) throw error;
     console.error(`prepare-video: ${error.message}`);
-    process.exitCode = 1;
+    process.exitCode = controller.signal.aborted
+      ? controller.signal.reason === 'SIGINT'
+        ? 130
+        : 143
+      : 1;
   }
 }
 

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import type { Manifest } from '../config/media-layout.js';
 import { prepareVideo } from './prepare-video.js';
 
-function makeClip(path: string, seconds: number, size = '640x360'): void {
+export function makeClip(path: string, seconds: number, size = '640x360', tone = 440): void {
   const result = spawnSync(
     'ffmpeg',
     [
       ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'],
       ...['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25:duration=${seconds}`],
-      ...['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`],
+      ...['-f', 'lavfi', '-i', `sine=frequency=${tone}:duration=${seconds}`],
       ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest', path],
     ],
     { encoding: 'utf8' },

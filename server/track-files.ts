@@ -6,12 +6,14 @@ import type { ServerConfig } from './config.js';
 
 type Track = 'captions' | 'chapters';
 
-/** The captions' and the chapters' files the video routes serve: MEDIA_DIR's, or the settings'. */
-export function trackFiles(config: ServerConfig): Record<Track, string> {
-  const { mediaDir } = config;
+/**
+ * The captions' and the chapters' files the video routes serve: the served publish's (its folder
+ * in MEDIA_DIR, server/published.ts), or the settings'.
+ */
+export function trackFiles(config: ServerConfig, publishDir: string | null): Record<Track, string> {
   return {
-    captions: mediaDir ? join(mediaDir, PUBLISHED.captions) : config.captionsFile,
-    chapters: mediaDir ? join(mediaDir, PUBLISHED.chapters) : config.chaptersFile,
+    captions: publishDir ? join(publishDir, PUBLISHED.captions) : config.captionsFile,
+    chapters: publishDir ? join(publishDir, PUBLISHED.chapters) : config.chaptersFile,
   };
 }
 

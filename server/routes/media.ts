@@ -2,7 +2,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import {
   compressedText,
   fileVersion,
@@ -14,8 +14,8 @@ import { UNAUTHORIZED } from '../errors.js';
 import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../../config/media-layout.js';
 import { liveSession } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
-import { trackFiles } from '../track-files.js';
-import { adaptiveRoutes, renditionHeaders, type SendText } from './adaptive.js';
+import { servedVersions } from '../published.js';
+import { PUBLISHED_TYPES, adaptiveRoutes, renditionHeaders, type SendText } from './adaptive.js';
 
 /**
  * The video, its captions and its poster, only for a live server-side session.
@@ -27,21 +27,23 @@ export async function mediaRoutes(
   { config, sessions }: { config: ServerConfig; sessions: SessionStore },
 ) {
   // Named by route, not by file extension, so that a company's own files keep the right type
-  // whatever they are called. With MEDIA_DIR, the same routes serve what prepare-video made.
-  const published = (name: string) => (config.mediaDir ? join(config.mediaDir, name) : undefined);
-  const videoFile = published(PUBLISHED.fallback) ?? config.videoFile;
-  const tracks = trackFiles(config);
+  // whatever they are called. With MEDIA_DIR, the same routes serve the publish served now.
+  const { mediaDir } = config;
+  const served = mediaDir ? servedVersions(mediaDir) : null;
+  const published = (name: string, single: string) => async () =>
+    served ? join((await served()).dir, name) : single;
   const files = [
-    { url: '/api/video', path: videoFile, type: 'video/mp4' },
-    { url: '/api/video/captions.vtt', path: tracks.captions, type: 'text/vtt; charset=utf-8' },
-    { url: '/api/video/chapters.vtt', path: tracks.chapters, type: 'text/vtt; charset=utf-8' },
-    {
-      url: '/api/video/poster.jpg',
-      path: published(PUBLISHED.poster) ?? config.posterFile,
-      type: 'image/jpeg',
-    },
+    { url: '/api/video', path: published(PUBLISHED.fallback, config.videoFile) },
+    { url: '/api/video/captions.vtt', path: published(PUBLISHED.captions, config.captionsFile) },
+    { url: '/api/video/chapters.vtt', path: published(PUBLISHED.chapters, config.chaptersFile) },
+    { url: '/api/video/poster.jpg', path: published(PUBLISHED.poster, config.posterFile) },
   ];
-  const typeByPath = new Map(files.map((file) => [file.path, file.type]));
+  const typeByPath = new Map([
+    [config.videoFile, 'video/mp4'],
+    [config.captionsFile, 'text/vtt; charset=utf-8'],
+    [config.chaptersFile, 'text/vtt; charset=utf-8'],
+    [config.posterFile, 'image/jpeg'],
+  ]);
 
   await app.register(fastifyStatic, {
     serve: false,
@@ -52,9 +54,11 @@ export async function mediaRoutes(
     index: false,
     setHeaders: (reply, path) => {
       reply.header('cache-control', 'private, no-cache');
-      const type = typeByPath.get(path);
+      const type =
+        typeByPath.get(path) ??
+        (mediaDir && path.startsWith(mediaDir + sep) ? PUBLISHED_TYPES[basename(path)] : undefined);
       if (type) reply.header('content-type', type);
-      reply.headers(renditionHeaders(config.mediaDir, path) ?? {});
+      reply.headers(renditionHeaders(mediaDir, path) ?? {});
     },
   });
 
@@ -71,15 +75,16 @@ export async function mediaRoutes(
     reply
       .code(204)
       .header('cache-control', 'no-store')
-      .header(MEDIA_DIR_HEADER, config.mediaDir ? '.' : '')
+      .header(MEDIA_DIR_HEADER, served ? relative(mediaDir!, (await served()).dir) || '.' : '')
       .send(),
   );
 
   for (const file of files) {
     if (file.url.endsWith('.vtt')) continue;
-    app.get(file.url, async (_request, reply) =>
-      reply.sendFile(basename(file.path), dirname(file.path)),
-    );
+    app.get(file.url, async (_request, reply) => {
+      const path = await file.path();
+      return reply.sendFile(basename(path), dirname(path));
+    });
   }
 
   // Text (captions, playlists): compressed when the browser accepts it (compressed-text.ts).
@@ -94,8 +99,10 @@ export async function mediaRoutes(
         () => readFile(path),
       );
     const file = encoding ? await read().catch(() => undefined) : undefined;
-    // Only files that exist are remembered: asking for missing names grows nothing.
+    // Only files that exist are remembered: asking for missing names grows nothing, and a
+    // removed version's files are forgotten.
     if (file) compressed.set(path, read);
+    else compressed.delete(path);
     // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
     if (!encoding || !file) return reply.sendFile(basename(path), dirname(path));
     reply.header('cache-control', 'private, no-cache').header('content-type', type);
@@ -103,12 +110,17 @@ export async function mediaRoutes(
   };
   // The captions and the chapters. A video published without chapters has none: 204, as the
   // master without MEDIA_DIR (a 404 would log an error in every visitor's console).
-  for (const { url, path, type } of files.filter((file) => file.url.endsWith('.vtt')))
-    app.get(url, async (request: FastifyRequest, reply: FastifyReply) => {
-      if (config.mediaDir && url.endsWith('/chapters.vtt') && !existsSync(path))
+  for (const file of files.filter(({ url }) => url.endsWith('.vtt')))
+    app.get(file.url, async (request: FastifyRequest, reply: FastifyReply) => {
+      const path = await file.path();
+      if (mediaDir && file.url.endsWith('/chapters.vtt') && !existsSync(path))
         return reply.code(204).header('cache-control', 'private, no-cache').send();
-      return sendText(request, reply, path, type);
+      return sendText(request, reply, path, 'text/vtt; charset=utf-8');
     });
 
-  await app.register(adaptiveRoutes, { mediaDir: config.mediaDir, sendText });
+  await app.register(adaptiveRoutes, {
+    mediaDir,
+    served,
+    sendText,
+  });
 }

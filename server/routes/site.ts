@@ -14,6 +14,7 @@ import {
 import type { ServerConfig } from '../config.js';
 import { apiError, errorHandler } from '../errors.js';
 import { parseMediaInfo, withMediaInfo } from '../media-info.js';
+import { servedVersions } from '../published.js';
 import { pageCsp } from '../security.js';
 import { emptyTracks, trackFiles, withEmptyTracks } from '../track-files.js';
 
@@ -70,18 +71,21 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
   });
 
   // index.html is built once; what MEDIA_DIR holds, and whether the captions and chapters have
-  // cues, is known only now. The page is made (and compressed) again only when one of them changes.
-  const manifestFile = config.mediaDir ? join(config.mediaDir, PUBLISHED.manifest) : undefined;
-  const tracks = trackFiles(config);
+  // cues, is known only now. The page is made (and compressed) again only when index.html, the
+  // served version, its media.json or a track changes.
+  const served = config.mediaDir ? servedVersions(config.mediaDir) : null;
+  const servedDir = async () => (served ? (await served()).dir : null);
   const pageVersion = async (): Promise<TextVersion> => {
     const index = await fileVersion(indexFile);
+    const dir = await servedDir();
+    const tracks = trackFiles(config, dir);
     const others = await Promise.all(
-      [manifestFile, tracks.captions, tracks.chapters].map((file) =>
+      [dir ? join(dir, PUBLISHED.manifest) : null, tracks.captions, tracks.chapters].map((file) =>
         file ? fileVersion(file).catch(() => undefined) : undefined,
       ),
     );
     return {
-      key: [index.key, ...others.map((other) => other?.key ?? 'none')].join('-'),
+      key: [index.key, dir ?? '', ...others.map((other) => other?.key ?? 'none')].join('-'),
       mtime: others.reduce(
         (latest, other) => (other && other.mtime > latest ? other.mtime : latest),
         index.mtime,
@@ -89,7 +93,10 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
     };
   };
   const readMediaInfo = async () => {
-    if (!manifestFile) return null;
+    if (!served) return null;
+    // One reading of the pointer for both: the page names the version its renditions are in.
+    const { dir, version } = await served();
+    const manifestFile = join(dir, PUBLISHED.manifest);
     const info = await stat(manifestFile)
       .then((stats) => (stats.size <= MAX_MANIFEST_BYTES ? readFile(manifestFile, 'utf8') : ''))
       .then(parseMediaInfo, () => null);
@@ -99,13 +106,13 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
         { file: manifestFile },
         'media.json is missing or not a publish of prepare-video: the page plays the fallback MP4',
       );
-    return info;
+    return info && version ? { version, ...info } : info;
   };
   const pageText = compressedText(pageVersion, async () => {
     const [html, info, empty] = await Promise.all([
       readFile(indexFile, 'utf8'),
       readMediaInfo(),
-      emptyTracks(tracks),
+      servedDir().then((dir) => emptyTracks(trackFiles(config, dir))),
     ]);
     return withEmptyTracks(withMediaInfo(html, info), empty);
   });

@@ -29,19 +29,22 @@ import {
 /** One 8 s clip (two segments per rendition) published once for the whole file, with chapters. */
 const CHAPTERS = '00:00 Inicio\n00:04 Cierre de la bolsa\n';
 let dir: string;
+/** The version folder the publish is in, inside `dir`. */
+let served: string;
 let manifest: Manifest;
 beforeAll(async () => {
   const chapters = join(REPO, 'reports', `chapters-${process.pid}.txt`);
   mkdirSync(dirname(chapters), { recursive: true });
   writeFileSync(chapters, CHAPTERS);
   ({ dir, manifest } = await publishTestClip(8, { chapters }));
+  served = join(dir, manifest.version);
   rmSync(chapters);
 }, 60_000);
 afterAll(() => rmSync(dirname(dir), { recursive: true, force: true }));
 
 const top = () => manifest.rungs[0]!;
 const segmentsOf = (rung: string) =>
-  readdirSync(join(dir, rung))
+  readdirSync(join(served, rung))
     .filter((name) => name.endsWith('.m4s'))
     .sort();
 
@@ -55,16 +58,20 @@ describe('prepare-video', () => {
     for (const rung of manifest.rungs) {
       expect(rung.averageBandwidth).toBeGreaterThan(0);
       expect(rung.peakBandwidth).toBeGreaterThanOrEqual(rung.averageBandwidth);
-      expect(readFileSync(join(dir, rung.dir, 'index.m3u8'), 'utf8')).toContain('#EXT-X-ENDLIST');
+      expect(readFileSync(join(served, rung.dir, 'index.m3u8'), 'utf8')).toContain(
+        '#EXT-X-ENDLIST',
+      );
     }
-    const master = readFileSync(join(dir, PUBLISHED.master), 'utf8');
+    const master = readFileSync(join(served, PUBLISHED.master), 'utf8');
     for (const rung of manifest.rungs)
       expect(master).toContain(
         `BANDWIDTH=${rung.peakBandwidth},AVERAGE-BANDWIDTH=${rung.averageBandwidth},RESOLUTION=${rung.width}x${rung.height}`,
       );
     expect(master).toMatch(/CODECS="avc1\.[0-9a-f]{6},mp4a\.40\.2"/);
-    expect(readFileSync(join(dir, PUBLISHED.captions), 'utf8')).toMatch(/^WEBVTT/);
-    expect(readFileSync(join(dir, PUBLISHED.poster)).subarray(0, 2).toString('hex')).toBe('ffd8');
+    expect(readFileSync(join(served, PUBLISHED.captions), 'utf8')).toMatch(/^WEBVTT/);
+    expect(readFileSync(join(served, PUBLISHED.poster)).subarray(0, 2).toString('hex')).toBe(
+      'ffd8',
+    );
   });
 
   it('plans portrait and small sources without upscaling', () => {
@@ -84,11 +91,11 @@ describe('prepare-video', () => {
     const bad = join(dirname(dir), 'broken.mp4');
     writeFileSync(bad, 'this is not a video');
     const before = readdirSync(dir).sort();
-    const master = readFileSync(join(dir, PUBLISHED.master));
+    const master = readFileSync(join(served, PUBLISHED.master));
     await expect(prepareVideo(bad, dir)).rejects.toThrow(PrepareError);
     await expect(prepareVideo(bad, dir)).rejects.toThrow(/cannot read .*Nothing was changed/);
     expect(readdirSync(dir).sort()).toEqual(before);
-    expect(readFileSync(join(dir, PUBLISHED.master)).equals(master)).toBe(true);
+    expect(readFileSync(join(served, PUBLISHED.master)).equals(master)).toBe(true);
   });
 });
 
@@ -121,7 +128,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
   };
 
   it('answers 204 for the chapters of a video published without them: no error in the console', async () => {
-    const chapters = join(dir, PUBLISHED.chapters);
+    const chapters = join(served, PUBLISHED.chapters);
     renameSync(chapters, `${chapters}.away`);
     try {
       const res = await get('/api/video/chapters.vtt');
@@ -165,7 +172,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(res.headers['cache-control']).toBe('private, no-cache');
     const text = gunzipSync(res.body).toString();
-    expect(text).toBe(readFileSync(join(dir, PUBLISHED.master), 'utf8'));
+    expect(text).toBe(readFileSync(join(served, PUBLISHED.master), 'utf8'));
     // Every rendition it names is there.
     for (const uri of text.split('\n').filter((l) => l.endsWith('.m3u8'))) {
       const playlist = await get(`/api/video/hls/${uri}`);
@@ -178,13 +185,13 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
   it('serves init and media segments as MP4 with Range, kept by the browser only', async () => {
     const rung = top().dir;
     const name = segmentsOf(rung)[0]!;
-    const size = statSync(join(dir, rung, name)).size;
+    const size = statSync(join(served, rung, name)).size;
     const res = await get(`/api/video/hls/${rung}/${name}`, { range: 'bytes=0-99' });
     expect(res.status).toBe(206);
     expect(res.headers['content-range']).toBe(`bytes 0-99/${size}`);
     expect(res.headers['content-type']).toBe('video/mp4');
     expect(res.headers['cache-control']).toBe('private, max-age=31536000, immutable');
-    expect(res.body.equals(readFileSync(join(dir, rung, name)).subarray(0, 100))).toBe(true);
+    expect(res.body.equals(readFileSync(join(served, rung, name)).subarray(0, 100))).toBe(true);
     const init = await get(`/api/video/hls/${rung}/init.mp4`);
     expect(init.headers['content-type']).toBe('video/mp4');
     expect(init.body.subarray(4, 8).toString()).toBe('ftyp');
@@ -194,7 +201,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     const whole = await get('/api/video');
     expect(whole.headers['content-type']).toBe('video/mp4');
     expect(whole.headers['cache-control']).toBe('private, no-cache');
-    expect(whole.body.equals(readFileSync(join(dir, PUBLISHED.fallback)))).toBe(true);
+    expect(whole.body.equals(readFileSync(join(served, PUBLISHED.fallback)))).toBe(true);
     // faststart: the index (moov) comes before the media data (mdat).
     expect(whole.body.indexOf('moov')).toBeLessThan(whole.body.indexOf('mdat'));
     const probe = await get('/api/video', { range: 'bytes=0-1' });
@@ -205,10 +212,10 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
   it("serves the published poster and captions on the single video's routes", async () => {
     const poster = await get('/api/video/poster.jpg');
     expect(poster.headers['content-type']).toBe('image/jpeg');
-    expect(poster.body.equals(readFileSync(join(dir, PUBLISHED.poster)))).toBe(true);
+    expect(poster.body.equals(readFileSync(join(served, PUBLISHED.poster)))).toBe(true);
     const captions = await get('/api/video/captions.vtt');
     expect(captions.headers['content-type']).toBe('text/vtt; charset=utf-8');
-    expect(captions.body.toString()).toBe(readFileSync(join(dir, PUBLISHED.captions), 'utf8'));
+    expect(captions.body.toString()).toBe(readFileSync(join(served, PUBLISHED.captions), 'utf8'));
   });
 
   it('answers 404 JSON to any name outside the published files, encoded traversal included', async () => {
@@ -269,12 +276,12 @@ describe('prepare-video with a chapters file', () => {
   it('refuses a malformed chapters file before encoding, naming its line, and changes nothing', async () => {
     const bad = join(dirname(dir), 'bad-chapters.txt');
     writeFileSync(bad, '00:00 Inicio\n00:04\n');
-    const before = readFileSync(join(dir, PUBLISHED.master), 'utf8');
+    const before = readFileSync(join(served, PUBLISHED.master), 'utf8');
     const source = join(dirname(dir), 'clip.mp4');
     const attempt = prepareVideo(source, dir, { preset: 'ultrafast', chapters: bad });
     await expect(attempt).rejects.toThrow(PrepareError);
     await expect(attempt).rejects.toThrow(/line 2/);
-    expect(readFileSync(join(dir, PUBLISHED.master), 'utf8')).toBe(before);
-    expect(readFileSync(join(dir, PUBLISHED.chapters), 'utf8')).toContain('Cierre de la bolsa');
+    expect(readFileSync(join(served, PUBLISHED.master), 'utf8')).toBe(before);
+    expect(readFileSync(join(served, PUBLISHED.chapters), 'utf8')).toContain('Cierre de la bolsa');
   });
 });

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describe as summary, type Manifest } from '../../scripts/prepare-video.js';
+import type { Manifest } from '../../config/media-layout.js';
+import { describe as summary } from '../../scripts/prepare-video.js';
 import { fakeDist, testServer } from './helpers.js';
 
 const LOGIN = '/capacitacion/login';
@@ -83,6 +84,7 @@ describe('the page of a publish without chapters and with the captions stub', ()
 describe("prepare-video's summary", () => {
   const manifest = (captions: Manifest['captions'], chapters: number): Manifest => ({
     id: 'k3f9a1c2',
+    version: 'v20260101000000-k3f9a1c2',
     source: 'camara.mov',
     durationS: 95,
     frameRate: 30,

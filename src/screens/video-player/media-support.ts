@@ -1,4 +1,9 @@
-import { MEDIA_INFO_ID, parseMediaInfo, type MediaInfo } from '../../../config/media-layout';
+import {
+  MEDIA_INFO_ID,
+  PUBLISHED,
+  parseMediaInfo,
+  type MediaInfo,
+} from '../../../config/media-layout';
 import { config } from '../../config';
 
 /** What the server wrote into the page (null: only the single MP4), checked before use. */
@@ -7,13 +12,22 @@ export const readMediaInfo = (doc: Document = document): MediaInfo | null =>
 
 /**
  * Every media URL the start asks for, built here only: the single MP4, the master, and a file
- * of a rendition's folder (relative to the master, as the master itself names them).
+ * of a rendition's folder (relative to the master, as the master itself names them). With a
+ * version in the page's media-info, those of that publish: a publish made while the page plays
+ * changes nothing it asks for (docs/publishing.md).
  */
-export const mediaUrls = {
-  video: () => config.videoUrl,
-  master: () => new URL(config.masterUrl, location.href).href,
-  inRung: (dir: string, name: string) => new URL(`${dir}/${name}`, mediaUrls.master()).href,
-};
+export function mediaUrls(info: MediaInfo | null) {
+  const served = new URL(config.masterUrl, location.href);
+  const version = info?.version ? new URL(`${info.version}/`, served) : null;
+  const master = version ? new URL(PUBLISHED.master, version) : served;
+  return {
+    /** The key of the resume position: the same whichever publish plays. */
+    position: config.videoUrl,
+    video: version ? new URL(PUBLISHED.fallback, version).href : config.videoUrl,
+    master: master.href,
+    inRung: (dir: string, name: string) => new URL(`${dir}/${name}`, master).href,
+  };
+}
 
 /** Media Source (Chromium, Firefox, Android, iPadOS, iOS 17.1+): hls.js plays there. */
 export const hasMediaSource = () =>

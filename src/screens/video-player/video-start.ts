@@ -38,9 +38,9 @@ function resumeAt(video: HTMLVideoElement, seconds: number | null) {
 }
 
 /** hls.js gave up, or never came: the MP4 from the same place, and no quality menu. */
-function fallBack(video: HTMLVideoElement, position: number | null) {
+function fallBack(video: HTMLVideoElement, url: string, position: number | null) {
   unmarkAdaptive();
-  setSource(video, mediaUrls.video());
+  setSource(video, url);
   resumeAt(video, position);
 }
 
@@ -66,9 +66,10 @@ export function reloadVideo(video: HTMLVideoElement) {
 
 async function start(video: HTMLVideoElement, options: StartOptions) {
   const { info, storage } = options;
-  const position = readPosition(storage, mediaUrls.video());
+  const urls = mediaUrls(info);
+  const position = readPosition(storage, urls.position);
   if (!info || !hasMediaSource()) {
-    setSource(video, info && playsHlsNatively(video) ? mediaUrls.master() : mediaUrls.video());
+    setSource(video, info && playsHlsNatively(video) ? urls.master : urls.video);
     resumeAt(video, position);
     return null;
   }
@@ -81,18 +82,18 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const from = position ?? 0;
   holdPoster(video);
   const early = requestEarly([
-    mediaUrls.master(),
-    mediaUrls.inRung(rung.dir, RUNG_FILES.playlist),
-    mediaUrls.inRung(rung.dir, RUNG_FILES.init),
-    mediaUrls.inRung(rung.dir, segmentName(Math.floor(from / SEGMENT_S))),
+    urls.master,
+    urls.inRung(rung.dir, RUNG_FILES.playlist),
+    urls.inRung(rung.dir, RUNG_FILES.init),
+    urls.inRung(rung.dir, segmentName(Math.floor(from / SEGMENT_S))),
   ]);
   let player: AdaptivePlayer | null = null;
   try {
     const { attachAdaptive } = await options.loadAdaptive();
     player = attachAdaptive({
       video,
-      masterUrl: mediaUrls.master(),
-      fallBack: () => fallBack(video, position),
+      masterUrl: urls.master,
+      fallBack: () => fallBack(video, urls.video, position),
       early,
       startDir: rung.dir,
       position: from,
@@ -103,6 +104,6 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   } catch {
     // The chunk did not come (a dead link): the MP4 is the video's own way to play.
   }
-  if (!player) fallBack(video, position);
+  if (!player) fallBack(video, urls.video, position);
   return player;
 }

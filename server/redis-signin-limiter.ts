@@ -14,7 +14,6 @@ import {
  * Each decision is one Lua script (atomic, timed by Redis's clock). Per bucket, under one hash
  * tag so that a cluster keeps them in one slot:
  * - `…:failures`, a sorted set of the failures' times in the last hour;
- * - `…:success`, when the bucket's last success was (it ends the backoff streak);
  * - `…:leases`, the attempts in flight, each scored by when its lease runs out: a crashed
  *   instance's attempts stop counting after LEASE_MS.
  * The lines and the bound on attempts waiting (`busy`) stay per process, as the hashing
@@ -25,7 +24,7 @@ const LEASE_MS = 60_000;
 const POLL_MS = 25;
 const keysOf = (bucket: string) => {
   const tag = `signin:{${bucket}}`;
-  return [`${tag}:failures`, `${tag}:success`, `${tag}:leases`];
+  return [`${tag}:failures`, `${tag}:leases`];
 };
 
 /** Returns { kind, waitMs }; 'admit' has added the lease. The rules of SigninLimiter.decide. */
@@ -33,38 +32,34 @@ const DECIDE = `${LUA_NOW}
 local free, base, max, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local lease_ms, hour = tonumber(ARGV[6]), tonumber(ARGV[7])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - hour)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local failures = redis.call('ZCARD', KEYS[1])
-local reserved = redis.call('ZCARD', KEYS[3])
-local success = redis.call('GET', KEYS[2]) or '-inf'
-local streak = redis.call('ZCOUNT', KEYS[1], '(' .. success, '+inf')
+local reserved = redis.call('ZCARD', KEYS[2])
 if failures + reserved >= cap then
   if reserved > 0 then return {'wait', 0} end
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return {'hourly_limit', tonumber(oldest[2]) + hour - now}
 end
-if streak + reserved >= free then
+if failures + reserved >= free then
   if reserved > 0 then return {'wait', 0} end
   local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
   if last[2] then
-    local ready = tonumber(last[2]) + math.min(base * 2 ^ math.min(streak - free, 40), max)
+    local ready = tonumber(last[2]) + math.min(base * 2 ^ math.min(failures - free, 40), max)
     if now < ready then return {'backoff', ready - now} end
   end
 end
-redis.call('ZADD', KEYS[3], now + lease_ms, ARGV[5])
-redis.call('PEXPIRE', KEYS[3], lease_ms)
+redis.call('ZADD', KEYS[2], now + lease_ms, ARGV[5])
+redis.call('PEXPIRE', KEYS[2], lease_ms)
 return {'admit', 0}
 `;
 
-/** Gives the lease back and records the outcome: a failure's time, or the last success. */
+/** Gives the lease back, and records a failure's time. */
 const SETTLE = `${LUA_NOW}
 local hour = tonumber(ARGV[3])
-redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
 if ARGV[2] == 'failed' then
   redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[1])
   redis.call('PEXPIRE', KEYS[1], hour)
-else
-  redis.call('SET', KEYS[2], now, 'PX', hour)
 end
 return 1
 `;
@@ -80,8 +75,8 @@ export class RedisSigninLimiter extends QueuedLimiter {
     private readonly options: Omit<SigninLimiterOptions, 'now' | 'maxTrackedAddresses'>,
   ) {
     super(options, POLL_MS);
-    this.decideScript = defineScript(redis, 'signinDecide', 3, DECIDE);
-    this.settleScript = defineScript(redis, 'signinSettle', 3, SETTLE);
+    this.decideScript = defineScript(redis, 'signinDecide', 2, DECIDE);
+    this.settleScript = defineScript(redis, 'signinSettle', 2, SETTLE);
   }
 
   protected async decide(bucket: string): Promise<Decision> {

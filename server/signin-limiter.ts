@@ -5,11 +5,12 @@
  * instead each bucket pays for its own failures. A bucket is the client address, or the
  * browser's device cookie when it carries one (device-cookie.ts: a browser that signed in
  * before is not slowed by the failures of others at its address). Per bucket:
- * - the first `freeFailures` failures since the bucket's last success cost nothing (typos);
+ * - the first `freeFailures` failures in the last hour cost nothing (typos);
  * - after that, an attempt waits `backoffBaseMs * 2^(failures - freeFailures)` after the last
- *   failure, capped at `backoffMaxMs`; a success ends the streak;
- * - never more than `maxFailuresPerHour` failures in any sliding hour (ASVS 4.0.3 V2.2.1);
- *   a success does not erase them, so visitors' successes cannot launder a guesser's failures;
+ *   failure, capped at `backoffMaxMs`;
+ * - never more than `maxFailuresPerHour` failures in any sliding hour (ASVS 4.0.3 V2.2.1).
+ * A success erases nothing: a crowd's successes must not launder a guesser's failures at the
+ * same address.
  * - attempts in flight count as failures until they settle, so parallel guesses get no more
  *   than serial ones. An attempt that could only be refused because others of its bucket are
  *   still hashing waits for them in the bucket's line (first come, first served) instead.
@@ -65,7 +66,7 @@ const FIRST_DRAIN_GUESS_MS = 200;
 
 export const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-/** The wait after `failures` failures since the last success, before the next attempt. */
+/** The wait after `failures` failures in the last hour, before the next attempt. */
 export function delayAfter(
   failures: number,
   { freeFailures, backoffBaseMs, backoffMaxMs }: SigninLimiterOptions,
@@ -191,7 +192,6 @@ export abstract class QueuedLimiter implements AttemptLimiter {
 interface Entry {
   /** Times of failures in the last hour, oldest first. */
   failures: number[];
-  lastSuccessAt: number;
   /** Admitted attempts not settled yet. */
   reserved: number;
 }
@@ -219,24 +219,18 @@ export class SigninLimiter extends QueuedLimiter {
   protected decide(bucket: string): Decision {
     const now = this.options.now();
     this.sweepIfDue(now);
-    const entry = this.entries.get(bucket) ?? { failures: [], lastSuccessAt: 0, reserved: 0 };
+    const entry = this.entries.get(bucket) ?? { failures: [], reserved: 0 };
     this.forgetOldFailures(entry, now);
     const { failures, reserved } = entry;
     const { freeFailures, maxFailuresPerHour } = this.options;
-    let streak = 0;
-    while (
-      streak < failures.length &&
-      failures[failures.length - 1 - streak]! > entry.lastSuccessAt
-    )
-      streak += 1;
     let decision: Decision = { kind: 'admit', lease: '' };
     if (failures.length + reserved >= maxFailuresPerHour) {
       decision =
         reserved > 0
           ? { kind: 'wait' }
           : { kind: 'hourly_limit', waitMs: failures[0]! + HOUR_MS - now };
-    } else if (streak + reserved >= freeFailures) {
-      const readyAt = failures[failures.length - 1]! + delayAfter(streak, this.options);
+    } else if (failures.length + reserved >= freeFailures) {
+      const readyAt = failures[failures.length - 1]! + delayAfter(failures.length, this.options);
       if (reserved > 0) decision = { kind: 'wait' };
       else if (now < readyAt) decision = { kind: 'backoff', waitMs: readyAt - now };
     }
@@ -253,7 +247,6 @@ export class SigninLimiter extends QueuedLimiter {
     if (!entry) return;
     entry.reserved -= 1;
     if (failed) entry.failures.push(this.options.now());
-    else entry.lastSuccessAt = this.options.now();
     this.touch(bucket, entry);
   }
 

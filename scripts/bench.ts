@@ -14,6 +14,7 @@ import { adaptiveMeasurement } from './bench/adaptive';
 import { chromiumPath, describeConditions } from './bench/browser';
 import { bundleMeasurement } from './bench/bundle';
 import { compressionMeasurement } from './bench/compression';
+import { crowdMeasurement } from './bench/crowd';
 import { lighthouseMeasurement } from './bench/lighthouse';
 import {
   BENCH_SERVER_ENV,
@@ -77,6 +78,7 @@ const MEASUREMENTS = {
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
   redis: redisMeasurement,
+  crowd: crowdMeasurement,
 } as const;
 
 /** BENCH_ONLY=screens,video runs a subset (while working on one figure). */

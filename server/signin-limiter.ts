@@ -64,7 +64,7 @@ const MAX_LINE_WAIT_MS = 30_000;
 /** What the drain estimate starts from: about one production hash. */
 const FIRST_DRAIN_GUESS_MS = 200;
 
-export const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** The wait after `failures` failures in the last hour, before the next attempt. */
 export function delayAfter(

@@ -301,15 +301,21 @@ const SETTINGS = {
   ),
   SIGNIN_MAX_WAITING_HASHES: setting(
     'server',
-    '32',
+    '100',
     wholeNumber(0, 1_000),
-    'signins waiting for a hash; more get 429 with `Retry-After: 1`',
+    'signins waiting in line for a hash (a crowd behind one address waits, is not refused); more get 429 with the time the line takes to drain',
+  ),
+  SIGNIN_MAX_HOLD_MS: setting(
+    'server',
+    '2000',
+    wholeNumber(0, 60_000),
+    'a backoff this short is waited out in line instead of answered 429 (a few typos in a crowd refuse nobody)',
   ),
   SIGNIN_MAX_REQUESTS_PER_MINUTE: setting(
     'server',
-    '30',
+    '600',
     wholeNumber(1, 10_000),
-    'requests to `/api/users/*` per address per minute, whatever their outcome',
+    'requests to `/api/users/*` per address (or per device cookie) per minute, whatever their outcome: against floods, above what a crowd sends',
   ),
   SIGNIN_MAX_TRACKED_ADDRESSES: setting(
     'server',

@@ -14,6 +14,7 @@ import { adaptiveMeasurement } from './bench/adaptive';
 import { chromiumPath, describeConditions } from './bench/browser';
 import { bundleMeasurement } from './bench/bundle';
 import { compressionMeasurement } from './bench/compression';
+import { crowdMeasurement } from './bench/crowd';
 import { lighthouseMeasurement } from './bench/lighthouse';
 import {
   BENCH_SERVER_ENV,
@@ -79,6 +80,7 @@ const MEASUREMENTS = {
   load: loadMeasurement,
   redis: redisMeasurement,
   proxy: proxyMeasurement,
+  crowd: crowdMeasurement,
 } as const;
 
 /** BENCH_ONLY=screens,video runs a subset (while working on one figure). */

@@ -11,6 +11,7 @@ import {
   measureRequests,
   type Metrics,
 } from './metrics.js';
+import { limitBucket } from './device-cookie.js';
 import { createRedis, redisAnswers } from './redis.js';
 import { RedisSessionStore } from './redis-sessions.js';
 import { RedisSigninLimiter } from './redis-signin-limiter.js';
@@ -117,8 +118,7 @@ export async function buildServer(
   app.removeContentTypeParser('text/plain');
 
   const { maxConcurrentHashes, maxWaitingHashes, ...limits } = config.signin;
-  // One address holds at most one attempt, so another address always finds a place.
-  const maxAttemptsInFlight = Math.max(2, maxConcurrentHashes + maxWaitingHashes);
+  const maxAttemptsInFlight = maxConcurrentHashes + maxWaitingHashes;
   const ttlMs = config.sessionTtlS * 1000;
   const lifecycle = deps.lifecycle ?? { draining: false };
 
@@ -162,12 +162,14 @@ export async function buildServer(
   await app.register(cookie, { secret: config.sessionSecret });
 
   await app.register(async (users) => {
-    // A coarse request ceiling per address, whatever the outcome (bad bodies included),
-    // checked before the body is read. Failed passwords have their own, finer limiter.
+    // A coarse request ceiling per address (per device for a browser with a device cookie),
+    // whatever the outcome (bad bodies included), checked before the body is read: against
+    // floods, set above what a crowd sends. Failed passwords have their own, finer limiter.
     await users.register(rateLimit, {
       global: true,
       max: config.signin.maxRequestsPerMinute,
       timeWindow: 60_000,
+      keyGenerator: limitBucket,
       errorResponseBuilder: (_request, context) => ({ statusCode: context.statusCode }),
       // Shared by the instances. While Redis is down the counters are skipped: the signin
       // itself then answers 503, and a signout still clears the cookie.

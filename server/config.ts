@@ -33,8 +33,10 @@ interface SigninLimits {
    * time leaves the other cores to the pages and the video.
    */
   maxConcurrentHashes: number;
-  /** Signins admitted to wait for a hash; beyond them the answer is "retry in 1 s". */
+  /** Signins waiting for their turn or a hash; beyond them the answer is 429 "busy". */
   maxWaitingHashes: number;
+  /** A backoff this short is waited out by the server instead of refused. */
+  maxHoldMs: number;
   /** Requests per minute per address to the /api/users/* routes, whatever their outcome. */
   maxRequestsPerMinute: number;
   /** Bounds the limiter's memory; the least recently seen addresses are forgotten first. */
@@ -115,6 +117,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxFailuresPerHour: s.SIGNIN_MAX_FAILURES_PER_HOUR,
       maxConcurrentHashes: s.SIGNIN_MAX_CONCURRENT_HASHES,
       maxWaitingHashes: s.SIGNIN_MAX_WAITING_HASHES,
+      maxHoldMs: s.SIGNIN_MAX_HOLD_MS,
       maxRequestsPerMinute: s.SIGNIN_MAX_REQUESTS_PER_MINUTE,
       maxTrackedAddresses: s.SIGNIN_MAX_TRACKED_ADDRESSES,
     },

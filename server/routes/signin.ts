@@ -1,9 +1,9 @@
-import { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerConfig } from '../config.js';
 import { apiError } from '../errors.js';
 import { MAX_FIELD_LENGTH } from '../../machines/session.js';
 import type { Metrics } from '../metrics.js';
+import { deviceFrom, limitBucket, setDeviceCookie } from '../device-cookie.js';
 import { verifyPassword } from '../password.js';
 import { clearSessionCookie, setSessionCookie, tokenFrom } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
@@ -50,9 +50,19 @@ export interface SigninDeps {
 
 const WRONG = apiError('invalid_credentials', 'Usuario o contraseña incorrectos.');
 
+/** Whether the attempt came with a device cookie; the cookie itself is never logged. */
+const trusted = (request: FastifyRequest) => deviceFrom(request) !== null;
+
 function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal) {
   request.log.warn(
-    { signin: { outcome: 'rate_limited', reason: refusal.reason, address: request.ip } },
+    {
+      signin: {
+        outcome: 'rate_limited',
+        reason: refusal.reason,
+        address: request.ip,
+        device: trusted(request),
+      },
+    },
     'signin attempt',
   );
   return reply
@@ -83,9 +93,9 @@ export async function signinRoute(
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      // IPv6 clients usually own a whole /64: count it as one address. A store that does not
-      // answer is a 503 here, before any hashing.
-      const admission = await limiter.admit(normalizeIP(request.ip));
+      // A store that does not answer is a 503 here, before any hashing. The attempt may wait
+      // here for its turn behind others from its address.
+      const admission = await limiter.admit(limitBucket(request));
       if (!admission.ok) {
         metrics.signin('limited');
         return refuse(request, reply, admission);
@@ -105,7 +115,10 @@ export async function signinRoute(
       }
 
       const outcome = accepted ? 'success' : 'invalid_credentials';
-      request.log.info({ signin: { outcome, address: request.ip } }, 'signin attempt');
+      request.log.info(
+        { signin: { outcome, address: request.ip, device: trusted(request) } },
+        'signin attempt',
+      );
       if (!accepted) {
         metrics.signin('wrong_password');
         return reply.code(401).send(WRONG);
@@ -116,6 +129,7 @@ export async function signinRoute(
       if (previous) await sessions.delete(previous);
       const { token, session } = await sessions.create();
       setSessionCookie(request, reply, token, session.expiresAt - session.createdAt);
+      setDeviceCookie(request, reply);
       metrics.signin('accepted');
       return { empresa: config.empresa, nombres: config.nombres };
     },

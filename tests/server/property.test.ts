@@ -373,7 +373,7 @@ describe('generated signin requests', () => {
       if (res.statusCode === 200) {
         expect(isRightSignin(request.payload), label).toBe(true);
         expect(res.json()).toEqual({ empresa: 'Agro Demo S.A.', nombres: 'Visitante Demo' });
-        expect(res.headers['set-cookie']).toMatch(/^sid=/);
+        expect(res.headers['set-cookie']?.[0]).toMatch(/^sid=/);
       } else {
         expectJsonError(res, label);
         expect(res.headers['set-cookie'], label).toBeUndefined();

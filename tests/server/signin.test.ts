@@ -41,7 +41,11 @@ describe('POST /api/users/signin', () => {
   it('sets an HttpOnly, SameSite=Strict session cookie on Path=/ that lives as long as the session', async () => {
     const app = await server();
     const res = await signin(app);
-    const cookie = res.headers['set-cookie'] as string;
+    const [cookie, device] = res.headers['set-cookie'] as string[];
+    // The device cookie (device-cookie.ts) outlives the session; it holds none.
+    expect(device).toMatch(
+      /^dev=[A-Za-z0-9_-]{22}\.[^;]+; Max-Age=15552000; Path=\/; HttpOnly; SameSite=Strict$/,
+    );
     expect(cookie).toMatch(
       /^sid=[A-Za-z0-9_-]{43}\.[^;]+; Max-Age=7200; Path=\/; HttpOnly; SameSite=Strict$/,
     );
@@ -55,9 +59,14 @@ describe('POST /api/users/signin', () => {
       headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.20' },
     });
     expect(res.statusCode).toBe(200);
-    expect(res.headers['set-cookie']).toMatch(
-      /^__Host-sid=[^;]+; Max-Age=7200; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
-    );
+    expect(res.headers['set-cookie']).toEqual([
+      expect.stringMatching(
+        /^__Host-sid=[^;]+; Max-Age=7200; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+      ),
+      expect.stringMatching(
+        /^__Host-dev=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Strict$/,
+      ),
+    ]);
   });
 
   it('ignores X-Forwarded-Proto from a client that is not a trusted proxy', async () => {
@@ -66,7 +75,7 @@ describe('POST /api/users/signin', () => {
       remoteAddress: '198.51.100.20',
       headers: { 'x-forwarded-proto': 'https' },
     });
-    expect(res.headers['set-cookie']).toMatch(/^sid=/);
+    expect(res.headers['set-cookie']?.[0]).toMatch(/^sid=/);
   });
 
   it('issues a new token at every signin and ends the session the browser had before', async () => {
@@ -470,9 +479,9 @@ describe('signin logging', () => {
     const entries = log.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const attempts = entries.filter((entry) => entry.msg === 'signin attempt');
     expect(attempts.map((entry) => entry.signin)).toEqual([
-      { outcome: 'success', address: '198.51.100.7' },
-      { outcome: 'invalid_credentials', address: '203.0.113.66' },
-      { outcome: 'rate_limited', reason: 'backoff', address: '203.0.113.66' },
+      { outcome: 'success', address: '198.51.100.7', device: false },
+      { outcome: 'invalid_credentials', address: '203.0.113.66', device: false },
+      { outcome: 'rate_limited', reason: 'backoff', address: '203.0.113.66', device: false },
     ]);
     const refused = entries.filter((entry) => entry.msg === 'request refused');
     expect(refused).toHaveLength(2);

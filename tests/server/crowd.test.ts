@@ -1,0 +1,189 @@
+/**
+ * A crowd behind one address (a training day on the cooperative's Wi-Fi): every visitor sends
+ * from 127.0.0.1 to a real server on loopback, each as its own browser (own connection, own
+ * cookies), all at once. In memory on one instance, then on two instances sharing one real
+ * redis-server. Real scrypt at the cheapest cost the config accepts, so the crowd costs
+ * seconds; the server's limits are its defaults unless a test says otherwise.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildServer } from '../../server/app.js';
+import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
+import { request } from 'node:http';
+import { SIGNIN_PATH, signinBody, type Answer } from '../../scripts/test-server.js';
+import { USERNAME, cheapPasswordHash, listen, testConfig } from './helpers.js';
+
+const PASSWORD = 'la-clave-de-la-capacitacion';
+const ADDRESS = '127.0.0.1';
+const CROWD = 100;
+/** Every 20th visitor mistypes once first: 5 of 100. */
+const mistypes = (visitor: number) => visitor % 20 === 0;
+
+/**
+ * A POST with no deadline of its own (the test's timeout bounds it): on a loaded machine a
+ * press may take longer than a client would wait, and that is the bench's business, not this.
+ */
+function post(url: string, headers: Record<string, string>, body: string) {
+  return new Promise<Answer>((resolve, reject) => {
+    const req = request(
+      url,
+      { method: 'POST', headers, localAddress: ADDRESS, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const all = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: all.toString(),
+            bytes: all.length,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** One browser: its own connection per press, and the cookies the server sets. */
+function browser() {
+  const jar = new Map<string, string>();
+  const press = async (origin: string, password: string): Promise<Answer> => {
+    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    const answer = await post(
+      `${origin}${SIGNIN_PATH}`,
+      { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+      signinBody(USERNAME, password),
+    );
+    for (const line of answer.headers['set-cookie'] ?? []) {
+      const pair = line.split(';', 1)[0]!;
+      const at = pair.indexOf('=');
+      jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return answer;
+  };
+  return { press, hasDevice: () => jar.has('dev') };
+}
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+const apps: FastifyInstance[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+/** `instances` servers on loopback; with `shared`, all on the test's redis-server. */
+async function site(instances: number, shared: boolean, env: Record<string, string> = {}) {
+  const passwordHash = cheapPasswordHash(PASSWORD);
+  const origins: string[] = [];
+  for (let i = 0; i < instances; i++) {
+    const app = await buildServer(
+      testConfig({
+        PASSWORD_HASH: passwordHash,
+        ...(shared ? { REDIS_URL: redis.url } : {}),
+        ...env,
+      }),
+    );
+    apps.push(app);
+    origins.push(await listen(app));
+  }
+  return origins;
+}
+
+const SLOW_BACKOFF = {
+  SIGNIN_BACKOFF_BASE_MS: '60000',
+  SIGNIN_BACKOFF_MAX_MS: '300000',
+  SIGNIN_MAX_HOLD_MS: '0',
+};
+
+const SETUPS = [
+  { name: 'one instance in memory', instances: 1, shared: false },
+  { name: 'two instances on one Redis', instances: 2, shared: true },
+];
+
+describe.each(SETUPS)('a crowd behind one address, $name', ({ instances, shared }) => {
+  it('lets 100 visitors in, each on its first right press, 5 of them after a typo', async () => {
+    const origins = await site(instances, shared);
+    if (shared) await redisFlush();
+    const rightPresses: number[] = [];
+    const typos: number[] = [];
+    await Promise.all(
+      Array.from({ length: CROWD }, async (_, visitor) => {
+        const origin = origins[visitor % origins.length]!;
+        const me = browser();
+        if (mistypes(visitor))
+          typos.push((await me.press(origin, 'la-clave-de-la-capacitasion')).status);
+        rightPresses.push((await me.press(origin, PASSWORD)).status);
+      }),
+    );
+    expect(typos).toEqual([401, 401, 401, 401, 401]);
+    expect(rightPresses).toHaveLength(CROWD);
+    expect(rightPresses.filter((status) => status !== 200)).toEqual([]);
+  }, 120_000);
+
+  it('keeps a guesser at that address to its failures; browsers that signed in before get in at once, new ones are told their wait', async () => {
+    // A first backoff longer than any stall of a loaded machine, and none held: what follows
+    // does not depend on how fast the machine is.
+    const origins = await site(instances, shared, SLOW_BACKOFF);
+    if (shared) await redisFlush();
+    // Twenty visitors signed in on an earlier day: their browsers carry a device cookie.
+    const returning = Array.from({ length: 20 }, () => browser());
+    for (const [i, me] of returning.entries())
+      expect((await me.press(origins[i % origins.length]!, PASSWORD)).status).toBe(200);
+    expect(returning.every((me) => me.hasDevice())).toBe(true);
+
+    // The guesser presses as fast as it is answered, four at a time, until its address is
+    // in a backoff longer than the server holds.
+    const guesser = browser();
+    const failures: number[] = [];
+    let refusal: Answer | null = null;
+    for (let round = 0; !refusal; round++) {
+      const answers = await Promise.all(
+        [0, 1, 2, 3].map((i) => guesser.press(origins[i % origins.length]!, `guess-${round}-${i}`)),
+      );
+      for (const answer of answers) if (answer.status === 401) failures.push(answer.status);
+      refusal = answers.find((answer) => answer.status === 429) ?? null;
+      expect(round).toBeLessThan(20);
+    }
+    const limits = testConfig(SLOW_BACKOFF).signin;
+    // The free failures and not one more: parallel guesses get no more than serial ones.
+    expect(failures.length).toBe(limits.freeFailures);
+    expect(refusal.headers['retry-after']).toMatch(/^(59|60)$/);
+
+    // The returning crowd, all at once while the guesser goes on: each in at the first press.
+    const guessing = Promise.all(
+      Array.from({ length: 8 }, (_, i) => guesser.press(origins[i % origins.length]!, `more-${i}`)),
+    );
+    const statuses = await Promise.all(
+      returning.map((me, i) =>
+        me.press(origins[i % origins.length]!, PASSWORD).then((a) => a.status),
+      ),
+    );
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    const more = await guessing;
+    // Twenty successes at its address gave the guesser nothing: still refused, nothing evaluated.
+    expect(more.map((answer) => answer.status)).toEqual(Array(8).fill(429));
+
+    // A new browser at that address shares the guesser's wait, and is told how long: never
+    // more than the longest backoff.
+    const waited = await browser().press(origins[0]!, PASSWORD);
+    expect(waited.status).toBe(429);
+    expect(Number(waited.headers['retry-after'])).toBeLessThanOrEqual(limits.backoffMaxMs / 1000);
+  }, 120_000);
+});
+
+async function redisFlush() {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(redis.url);
+  await client.flushall();
+  client.disconnect();
+}

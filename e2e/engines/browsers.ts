@@ -174,6 +174,7 @@ interface WebKitSession extends BrowserPage {
 
 async function webkitSession(driver: string, binary: string): Promise<WebKitSession> {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    if (process.env.ENGINES_DEBUG) console.error(new Date().toISOString(), method, path);
     const answer = await fetch(`${driver}${path}`, {
       method,
       signal: AbortSignal.timeout(60_000),
@@ -188,7 +189,7 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
     capabilities: {
       alwaysMatch: {
         browserName: 'MiniBrowser',
-        pageLoadStrategy: 'eager',
+        pageLoadStrategy: 'none',
         'webkitgtk:browserOptions': { binary, args: ['--automation', '--full-screen'] },
       },
     },
@@ -220,9 +221,23 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
   if (inner !== phone) throw new Error(`MiniBrowser's viewport is ${inner}, not ${phone}`);
 
   const visited = new Set<string>();
+  // Navigation returns at once (pageLoadStrategy 'none': with 'eager', WebKitWebDriver's first
+  // script on the new page never answers); this waits for the new document's DOMContentLoaded.
+  const navigate = async (go: () => Promise<unknown>) => {
+    await evaluate(() => void ((window as { left?: boolean }).left = true));
+    await go();
+    for (let tries = 0; tries < 300; tries++) {
+      const ready = await evaluate(
+        () => !(window as { left?: boolean }).left && document.readyState !== 'loading',
+      ).catch(() => false);
+      if (ready) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the page did not load within 15 s');
+  };
   const goto = async (url: string) => {
     if (url.startsWith('http')) visited.add(new URL(url).origin);
-    await call('POST', `${session}/url`, { url });
+    await navigate(() => call('POST', `${session}/url`, { url }));
   };
 
   return {
@@ -238,9 +253,9 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
         await call('DELETE', `${session}/cookie`);
       }
       visited.clear();
-      await call('POST', `${session}/url`, { url: 'about:blank' });
+      await goto('about:blank');
     },
-    reload: async () => void (await call('POST', `${session}/refresh`, {})),
+    reload: () => navigate(() => call('POST', `${session}/refresh`, {})),
     evaluate: evaluate as BrowserPage['evaluate'],
     fill: async (selector, text) => {
       const element = await find(selector);
@@ -258,6 +273,11 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
       )),
     hover: async (selector) => {
       const origin = { [ELEMENT]: await find(selector) };
+      // Unlike a click, a pointer move does not scroll its target into view.
+      await call('POST', `${session}/execute/sync`, {
+        script: 'arguments[0].scrollIntoView({ block: "center" })',
+        args: [origin],
+      });
       await call('POST', `${session}/actions`, {
         actions: [
           {

@@ -11,9 +11,10 @@
  * that a test can act while the app's bundle is held back (hold-proxy.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { Browser as Puppeteer, BrowserContext, Page } from 'puppeteer-core';
 import puppeteer from 'puppeteer-core';
+import { findFirefox, findMiniBrowser } from '../../scripts/find-engines.mjs';
 import { freePort } from '../../scripts/test-server';
 
 export type EngineName = 'firefox' | 'webkit';
@@ -47,26 +48,6 @@ export interface Engine {
 
 export function launch(name: EngineName): Promise<Engine> {
   return name === 'firefox' ? launchFirefox() : launchWebKit();
-}
-
-const FIREFOX_CANDIDATES = [process.env.FIREFOX_PATH, '/usr/bin/firefox-esr', '/usr/bin/firefox'];
-
-export function findFirefox(): string | null {
-  return FIREFOX_CANDIDATES.find((path): path is string => !!path && existsSync(path)) ?? null;
-}
-
-/** Debian installs MiniBrowser beside WebKitGTK's processes, under the multiarch folder. */
-export function findMiniBrowser(): string | null {
-  if (process.env.MINIBROWSER_PATH) return process.env.MINIBROWSER_PATH;
-  for (const base of ['/usr/lib', '/usr/libexec']) {
-    const dirs = existsSync(base) ? readdirSync(base) : [];
-    for (const dir of ['', ...dirs.map((d) => `${d}/`)])
-      for (const api of ['webkit2gtk-4.1', 'webkit2gtk-4.0', 'webkitgtk-6.0']) {
-        const path = `${base}/${dir}${api}/MiniBrowser`;
-        if (existsSync(path)) return path;
-      }
-  }
-  return null;
 }
 
 async function launchFirefox(): Promise<Engine> {
@@ -112,9 +93,21 @@ const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 async function startXvfb(): Promise<{ display: string; process: ChildProcess }> {
   // -displayfd: Xvfb picks a free display number and writes it on fd 3 once it is ready.
-  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', `${VIEWPORT.width}x${VIEWPORT.height}x24`, '-nolisten', 'tcp'], {
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
-  });
+  const xvfb = spawn(
+    'Xvfb',
+    [
+      '-displayfd',
+      '3',
+      '-screen',
+      '0',
+      `${VIEWPORT.width}x${VIEWPORT.height}x24`,
+      '-nolisten',
+      'tcp',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+    },
+  );
   const display = await new Promise<string>((resolve, reject) => {
     let text = '';
     xvfb.stdio[3]!.on('data', (chunk: Buffer) => {
@@ -290,7 +283,10 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
       });
     },
     screenshot: async (path) =>
-      writeFileSync(path, Buffer.from(await call<string>('GET', `${session}/screenshot`), 'base64')),
+      writeFileSync(
+        path,
+        Buffer.from(await call<string>('GET', `${session}/screenshot`), 'base64'),
+      ),
     close: async () => void (await call('DELETE', session).catch(() => {})),
   };
 }

@@ -72,7 +72,9 @@ const arm = (moment: Moment) => {
   else if (moment === 'painted') press(find()!);
   // hydrateRoot marks its container at once; the video is adopted only with the chunk.
   else if (moment === 'hydrating')
-    pressWhen(() => (hasKey(document.getElementById('root')!, '__reactContainer$') ? find() : null));
+    pressWhen(() =>
+      hasKey(document.getElementById('root')!, '__reactContainer$') ? find() : null,
+    );
   else if (moment === 'adopted')
     pressWhen(() => {
       const video = find();
@@ -84,7 +86,12 @@ const arm = (moment: Moment) => {
 async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Promise<Pressed> {
   if (moment === 'inserted') {
     await page.goto(loginUrl(proxy));
-    await until(page, 'the login hydrated', () => !document.querySelector<HTMLButtonElement>('.login__submit')?.disabled, []);
+    await until(
+      page,
+      'the login hydrated',
+      () => !document.querySelector<HTMLButtonElement>('.login__submit')?.disabled,
+      [],
+    );
     await page.fill('#password', E2E_PASSWORD);
     await page.evaluate(arm, moment);
     await page.click('.login__submit');
@@ -92,18 +99,38 @@ async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Pro
     await login(page, proxy, E2E_PASSWORD);
     if (moment === 'seeking') {
       // Watched up to RESUME_AT_S: the page saves it as it goes (pagehide).
-      await until(page, "the video's metadata", () => (document.querySelector('video')?.readyState ?? 0) >= 1, []);
-      await page.evaluate((s: number) => void (document.querySelector('video')!.currentTime = s), RESUME_AT_S);
+      await until(
+        page,
+        "the video's metadata",
+        () => (document.querySelector('video')?.readyState ?? 0) >= 1,
+        [],
+      );
+      await page.evaluate(
+        (s: number) => void (document.querySelector('video')!.currentTime = s),
+        RESUME_AT_S,
+      );
     }
     proxy.hold(moment === 'hydrating' ? SCREEN_CHUNK : ENTRY);
     await page.reload();
-    await until(page, 'the video screen before the app', () => !!document.querySelector('video.player__video'), []);
+    await until(
+      page,
+      'the video screen before the app',
+      () => !!document.querySelector('video.player__video'),
+      [],
+    );
     if (moment === 'seeking')
-      expect(await page.evaluate((key: string) => localStorage.getItem(key), POSITION_KEY)).toBe(RESUME_AT_S.toFixed(1));
+      expect(await page.evaluate((key: string) => localStorage.getItem(key), POSITION_KEY)).toBe(
+        RESUME_AT_S.toFixed(1),
+      );
     if (moment === 'painted' || moment === 'hydrating') await proxy.held();
     await page.evaluate(arm, moment);
     if (moment === 'hydrating')
-      await until(page, 'the press during hydration', () => !!(window as { pressed?: unknown }).pressed, []);
+      await until(
+        page,
+        'the press during hydration',
+        () => !!(window as { pressed?: unknown }).pressed,
+        [],
+      );
     proxy.release();
   }
   await until(page, 'the press', () => !!(window as { pressed?: unknown }).pressed, []);
@@ -130,9 +157,20 @@ describe.each(ENGINES)('%s', (name) => {
     const playing = await expectPlaying(page, 20_000).catch(async (error: Error) => {
       const video = await page.evaluate(() => {
         const v = document.querySelector<HTMLVideoElement>('video.player__video');
-        return v && { paused: v.paused, t: v.currentTime, readyState: v.readyState, networkState: v.networkState, src: v.currentSrc, buffered: v.buffered.length };
+        return (
+          v && {
+            paused: v.paused,
+            t: v.currentTime,
+            readyState: v.readyState,
+            networkState: v.networkState,
+            src: v.currentSrc,
+            buffered: v.buffered.length,
+          }
+        );
       });
-      throw new Error(`${error.message}; play() answered ${pressed.outcome}; video ${JSON.stringify(video)}`);
+      throw new Error(
+        `${error.message}; play() answered ${pressed.outcome}; video ${JSON.stringify(video)}`,
+      );
     });
     expect(pressed.outcome, MOMENTS[moment]).toBe('played');
     if (moment === 'seeking') expect(playing.currentTime).toBeGreaterThanOrEqual(RESUME_AT_S);

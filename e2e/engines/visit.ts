@@ -55,7 +55,9 @@ export async function until<A extends unknown[], T>(
     last = await page.evaluate(fn, ...args);
     if (last) return last as NonNullable<T>;
     if (Date.now() > deadline)
-      throw new Error(`${page.engine}: waited ${ms} ms for ${what} (last: ${JSON.stringify(last)})`);
+      throw new Error(
+        `${page.engine}: waited ${ms} ms for ${what} (last: ${JSON.stringify(last)})`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -101,10 +103,15 @@ export async function expectPlaying(page: BrowserPage, ms = 15_000): Promise<Vid
 /** Logs in through the form, and waits for the video screen. */
 export async function login(page: BrowserPage, proxy: HoldProxy, password: string) {
   await page.goto(loginUrl(proxy));
-  await until(page, 'the login hydrated', () => {
-    const button = document.querySelector<HTMLButtonElement>('.login__submit');
-    return !!button && !button.disabled;
-  }, []);
+  await until(
+    page,
+    'the login hydrated',
+    () => {
+      const button = document.querySelector<HTMLButtonElement>('.login__submit');
+      return !!button && !button.disabled;
+    },
+    [],
+  );
   await page.fill('#password', password);
   await page.click('.login__submit');
   await until(page, 'the video screen', () => !!document.querySelector('video.player__video'), []);

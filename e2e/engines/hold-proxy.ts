@@ -34,7 +34,9 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
         headers: { ...req.headers, host: upstream.host },
       },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // Hashed assets are cached for a year: a reload would take the bundle from the cache,
+        // never from the proxy that must hold it.
+        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'cache-control': 'no-store' });
         answer.pipe(res);
       },
     );

@@ -19,7 +19,7 @@ import { freePort } from '../../scripts/test-server';
 
 export type EngineName = 'firefox' | 'webkit';
 
-export const VIEWPORT = { width: 390, height: 844 };
+const VIEWPORT = { width: 390, height: 844 };
 
 /** Runs in the page: no closures, only its JSON-serializable arguments. */
 type PageFunction<A extends unknown[], T> = (...args: A) => T | Promise<T>;

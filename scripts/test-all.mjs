@@ -7,6 +7,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { findChromium } from './find-chromium.mjs';
+import { findFirefox, findMiniBrowser } from './find-engines.mjs';
+
+const onPath = (name) =>
+  spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
+const hasGstLibav = () =>
+  spawnSync('gst-inspect-1.0', ['avdec_h264'], { stdio: 'ignore' }).status === 0;
 
 const started = Date.now();
 const run = (command, args, options = {}) => {
@@ -44,6 +50,20 @@ const debianPackages = [
     present: () => spawnSync('ffmpeg', ['-version'], { stdio: 'ignore' }).status === 0,
     hint: '',
   },
+  // The other engines' browser tests (e2e/engines/): Firefox ESR, and WebKitGTK's MiniBrowser
+  // driven by WebKitWebDriver on an Xvfb display, with GStreamer's H.264 and AAC decoders.
+  { name: 'firefox-esr', present: () => Boolean(findFirefox()), hint: ' (or set FIREFOX_PATH)' },
+  {
+    name: 'webkit2gtk-driver',
+    present: () => onPath('WebKitWebDriver') && Boolean(findMiniBrowser()),
+    hint: '',
+  },
+  {
+    name: 'gstreamer1.0-libav',
+    present: () => onPath('gst-inspect-1.0') && hasGstLibav(),
+    hint: '',
+  },
+  { name: 'xvfb', present: () => onPath('Xvfb'), hint: '' },
 ];
 const missing = debianPackages.filter((pkg) => !pkg.present());
 if (missing.length) {
@@ -83,6 +103,17 @@ const steps = [
   ['build', ['run', 'build']],
   ['load', ['run', 'test:load']],
   ['browser tests', ['run', 'test:e2e']],
+  [
+    'browser tests in Firefox and WebKit',
+    [
+      'run',
+      'test:engines',
+      '--',
+      '--reporter=default',
+      '--reporter=json',
+      '--outputFile.json=reports/engines.json',
+    ],
+  ],
 ];
 for (const [name, args] of steps) {
   if (!run('npm', args)) fail(`${name} failed.`);
@@ -90,10 +121,12 @@ for (const [name, args] of steps) {
 
 // 4. One line that says what ran.
 const counts = { passed: 0, failed: 0, skipped: 0 };
-const vitest = JSON.parse(readFileSync('reports/vitest.json', 'utf8'));
-counts.passed += vitest.numPassedTests;
-counts.failed += vitest.numFailedTests;
-counts.skipped += vitest.numPendingTests + vitest.numTodoTests;
+for (const file of ['reports/vitest.json', 'reports/engines.json']) {
+  const vitest = JSON.parse(readFileSync(file, 'utf8'));
+  counts.passed += vitest.numPassedTests;
+  counts.failed += vitest.numFailedTests;
+  counts.skipped += vitest.numPendingTests + vitest.numTodoTests;
+}
 if (existsSync('reports/e2e.json')) {
   const { stats } = JSON.parse(readFileSync('reports/e2e.json', 'utf8'));
   counts.passed += stats.expected + stats.flaky;
@@ -102,7 +135,7 @@ if (existsSync('reports/e2e.json')) {
 }
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 console.log(
-  `\nAll checks passed in ${minutes} min (typecheck, lint, paths, unit, app, server, build, load, browser).`,
+  `\nAll checks passed in ${minutes} min (typecheck, lint, paths, unit, app, server, build, load, browser in Chromium, Firefox and WebKit).`,
 );
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
 process.exit(counts.failed ? 1 : 0);

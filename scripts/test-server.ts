@@ -25,7 +25,7 @@ export function buildIfMissing(): void {
   if (!existsSync('dist/index.html') || !existsSync(SERVER_ENTRY)) build();
 }
 
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

@@ -1,0 +1,76 @@
+/**
+ * A loopback proxy in front of the real server that can hold chosen requests until the test
+ * lets them go: what Playwright's page.route does, for engines driven without Playwright. It
+ * is how a test sees "Cargando..." while the signin is in flight, and presses play while the
+ * app's bundle (or the video screen's chunk) has not arrived yet.
+ */
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface HoldProxy {
+  origin: string;
+  /** From now on, requests whose path matches wait until `release()`. */
+  hold(pattern: RegExp): void;
+  /** Lets every held request go on, and holds nothing more. */
+  release(): void;
+  /** Resolves once a request matching the held pattern is waiting. */
+  held(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startHoldProxy(target: string): Promise<HoldProxy> {
+  const upstream = new URL(target);
+  let pattern: RegExp | null = null;
+  let waiting: (() => void)[] = [];
+  let onHeld: ((path: string) => void)[] = [];
+
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const out = request(
+      {
+        hostname: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        // Hashed assets are cached for a year: a reload would take the bundle from the cache,
+        // never from the proxy that must hold it.
+        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'cache-control': 'no-store' });
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  };
+
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (!pattern?.test(path)) return forward(req, res);
+    waiting.push(() => forward(req, res));
+    onHeld.forEach((notify) => notify(path));
+    onHeld = [];
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    hold: (next) => {
+      pattern = next;
+    },
+    release: () => {
+      pattern = null;
+      const go = waiting;
+      waiting = [];
+      go.forEach((send) => send());
+    },
+    held: () =>
+      new Promise((resolve) => (waiting.length ? resolve('') : void onHeld.push(resolve))),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

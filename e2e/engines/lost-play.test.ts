@@ -1,0 +1,180 @@
+/**
+ * A play pressed at any moment of the start is never undone: pressed as soon as the video is on
+ * the screen (a first visit, right after the login), and for a returning visitor before the
+ * app's bundle arrives, while React hydrates (the video screen's chunk held back), the moment
+ * the Player adopts the boot's video, and while the remembered position is applied. On the
+ * single MP4 site and on the MEDIA_DIR site, in each engine. The hold proxy and in-page
+ * watchers make each moment exact rather than a race with the clock.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { clientConfig } from '../../config/settings';
+import { E2E_PASSWORD } from '../site';
+import type { BrowserPage } from './browsers';
+import type { HoldProxy } from './hold-proxy';
+import { ENGINES, expectPlaying, login, loginUrl, until, useEngine, type SiteKind } from './visit';
+
+type Moment = 'inserted' | 'painted' | 'hydrating' | 'adopted' | 'seeking';
+
+const MOMENTS: Record<Moment, string> = {
+  inserted: 'as soon as the video is on the screen after the login',
+  painted: 'on the returning screen, before the bundle arrives',
+  hydrating: 'while React hydrates, the video screen chunk still on its way',
+  adopted: 'the moment the Player adopts the video',
+  seeking: 'while the remembered position is applied',
+};
+
+const ENTRY = /\/assets\/index-[\w-]+\.js$/;
+const SCREEN_CHUNK = /\/assets\/video-player-screen-[\w-]+\.js$/;
+const RESUME_AT_S = 12;
+const POSITION_KEY = `videoPosition:${clientConfig(process.env).videoUrl}`;
+
+interface Pressed {
+  moment: Moment;
+  /** 'played', or how play() was refused ("AbortError: …"). */
+  outcome: string;
+}
+
+/**
+ * In the page: presses play (muted, so no autoplay rule refuses it) at `moment`, once, and keeps
+ * what play() answered in window.pressed. Self-contained: it runs in the page.
+ */
+const arm = (moment: Moment) => {
+  const page = window as unknown as { pressed?: Pressed };
+  const find = () => document.querySelector<HTMLVideoElement>('video.player__video');
+  const press = (video: HTMLVideoElement) => {
+    if (page.pressed) return;
+    const pressed: Pressed = { moment, outcome: 'pending' };
+    page.pressed = pressed;
+    video.muted = true;
+    video.play().then(
+      () => (pressed.outcome = 'played'),
+      (error: Error) => (pressed.outcome = `${error.name}: ${error.message}`),
+    );
+  };
+  const pressWhen = (ready: () => HTMLVideoElement | null | undefined) => {
+    const timer = setInterval(() => {
+      const video = ready();
+      if (video) {
+        clearInterval(timer);
+        press(video);
+      }
+    }, 1);
+  };
+  const hasKey = (object: object, prefix: string) =>
+    Object.keys(object).some((key) => key.startsWith(prefix));
+  if (moment === 'inserted')
+    new MutationObserver((_, observer) => {
+      const video = find();
+      if (!video) return;
+      observer.disconnect();
+      press(video);
+    }).observe(document, { childList: true, subtree: true });
+  else if (moment === 'painted') press(find()!);
+  // hydrateRoot marks its container at once; the video is adopted only with the chunk.
+  else if (moment === 'hydrating')
+    pressWhen(() =>
+      hasKey(document.getElementById('root')!, '__reactContainer$') ? find() : null,
+    );
+  else if (moment === 'adopted')
+    pressWhen(() => {
+      const video = find();
+      return video && hasKey(video, '__reactFiber$') ? video : null;
+    });
+  else find()!.addEventListener('seeking', (event) => press(event.target as HTMLVideoElement));
+};
+
+async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Promise<Pressed> {
+  if (moment === 'inserted') {
+    await page.goto(loginUrl(proxy));
+    await until(
+      page,
+      'the login hydrated',
+      () => !document.querySelector<HTMLButtonElement>('.login__submit')?.disabled,
+      [],
+    );
+    await page.fill('#password', E2E_PASSWORD);
+    await page.evaluate(arm, moment);
+    await page.click('.login__submit');
+  } else {
+    await login(page, proxy, E2E_PASSWORD);
+    if (moment === 'seeking') {
+      // Watched up to RESUME_AT_S: the page saves it as it goes (pagehide).
+      await until(
+        page,
+        "the video's metadata",
+        () => (document.querySelector('video')?.readyState ?? 0) >= 1,
+        [],
+      );
+      await page.evaluate(
+        (s: number) => void (document.querySelector('video')!.currentTime = s),
+        RESUME_AT_S,
+      );
+    }
+    proxy.hold(moment === 'hydrating' ? SCREEN_CHUNK : ENTRY);
+    await page.reload();
+    await until(
+      page,
+      'the video screen before the app',
+      () => !!document.querySelector('video.player__video'),
+      [],
+    );
+    if (moment === 'seeking')
+      expect(await page.evaluate((key: string) => localStorage.getItem(key), POSITION_KEY)).toBe(
+        RESUME_AT_S.toFixed(1),
+      );
+    if (moment === 'painted' || moment === 'hydrating') await proxy.held();
+    await page.evaluate(arm, moment);
+    if (moment === 'hydrating')
+      await until(
+        page,
+        'the press during hydration',
+        () => !!(window as { pressed?: unknown }).pressed,
+        [],
+      );
+    proxy.release();
+  }
+  await until(page, 'the press', () => !!(window as { pressed?: unknown }).pressed, []);
+  return page.evaluate(() => (window as unknown as { pressed: Pressed }).pressed);
+}
+
+describe.each(ENGINES)('%s', (name) => {
+  const state = useEngine(name);
+  let page: BrowserPage;
+  beforeEach(async () => {
+    page = await state.engine.newPage();
+  });
+  afterEach(async () => {
+    state.proxies?.mp4.release();
+    state.proxies?.adaptive.release();
+    await page?.close();
+  });
+
+  const cases = (['mp4', 'adaptive'] as SiteKind[]).flatMap((site) =>
+    (Object.keys(MOMENTS) as Moment[]).map((moment) => ({ site, moment })),
+  );
+  test.each(cases)('$site: a play pressed $moment is never undone', async ({ site, moment }) => {
+    const pressed = await pressAt(page, state.proxies[site], moment);
+    const playing = await expectPlaying(page, 20_000).catch(async (error: Error) => {
+      const video = await page.evaluate(() => {
+        const v = document.querySelector<HTMLVideoElement>('video.player__video');
+        return (
+          v && {
+            paused: v.paused,
+            t: v.currentTime,
+            readyState: v.readyState,
+            networkState: v.networkState,
+            src: v.currentSrc,
+            buffered: v.buffered.length,
+          }
+        );
+      });
+      throw new Error(
+        `${error.message}; play() answered ${pressed.outcome}; video ${JSON.stringify(video)}`,
+      );
+    });
+    // What play() answered, now that it has settled.
+    const settled = await page.evaluate(() => (window as unknown as { pressed: Pressed }).pressed);
+    expect(settled.outcome, MOMENTS[moment]).toBe('played');
+    if (moment === 'seeking') expect(playing.currentTime).toBeGreaterThanOrEqual(RESUME_AT_S);
+  });
+});

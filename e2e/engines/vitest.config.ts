@@ -1,0 +1,17 @@
+/**
+ * The browser tests in Firefox ESR and WebKitGTK (`npm run test:engines`): the same global
+ * set-up as Playwright's (the built server, a MEDIA_DIR site), one file at a time, since each
+ * engine takes a core of this 2-core machine.
+ */
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['e2e/engines/**/*.test.ts'],
+    environment: 'node',
+    globalSetup: ['e2e/global-setup.ts'],
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+  },
+});

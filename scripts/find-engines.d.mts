@@ -1,0 +1,2 @@
+export declare function findFirefox(): string | null;
+export declare function findMiniBrowser(): string | null;

@@ -1,5 +1,6 @@
 /**
- * `npm test`: everything a fresh machine needs, then every check, then one summary line.
+ * `npm test`: everything a fresh machine needs, then every check, then one summary line. The one
+ * ordered list of checks: `npm run validate` runs it too, with `--no-install`.
  * Installs npm packages when they are missing or stale, and Debian's Chromium, redis-server, nginx
  * and ffmpeg when they are missing and apt can be used; otherwise it stops at once and says what
  * to install.
@@ -11,8 +12,10 @@ import { findFirefox, findMiniBrowser } from './find-engines.mjs';
 
 const onPath = (name) =>
   spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0;
-const hasGstLibav = () =>
-  spawnSync('gst-inspect-1.0', ['avdec_h264'], { stdio: 'ignore' }).status === 0;
+/** Installed as Debian sees it (a library, no command to ask). */
+const debianHas = (name) =>
+  spawnSync('dpkg-query', ['-W', '-f=${Status}', name], { encoding: 'utf8' }).stdout ===
+  'install ok installed';
 
 const started = Date.now();
 const run = (command, args, options = {}) => {
@@ -25,9 +28,13 @@ const fail = (message) => {
   process.exit(1);
 };
 
+const install = !process.argv.includes('--no-install');
+
 // 1. npm packages: install when missing, or when the lockfile changed since the last install.
 const installed = 'node_modules/.package-lock.json';
-if (!existsSync(installed) || statSync('package-lock.json').mtimeMs > statSync(installed).mtimeMs) {
+const stale = () =>
+  !existsSync(installed) || statSync('package-lock.json').mtimeMs > statSync(installed).mtimeMs;
+if (install && stale()) {
   if (!run('npm', ['ci', '--no-audit', '--no-fund'])) fail('npm ci failed.');
 }
 
@@ -60,12 +67,13 @@ const debianPackages = [
   },
   {
     name: 'gstreamer1.0-libav',
-    present: () => onPath('gst-inspect-1.0') && hasGstLibav(),
+    // WebKitGTK decodes H.264 and AAC through it.
+    present: () => debianHas('gstreamer1.0-libav'),
     hint: '',
   },
   { name: 'xvfb', present: () => onPath('Xvfb'), hint: '' },
 ];
-const missing = debianPackages.filter((pkg) => !pkg.present());
+const missing = install ? debianPackages.filter((pkg) => !pkg.present()) : [];
 if (missing.length) {
   const names = missing.map((pkg) => pkg.name);
   const isRoot = process.getuid?.() === 0;

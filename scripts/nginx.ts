@@ -144,10 +144,6 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
         ]
       : []),
     `}`,
-    `location @app {`,
-    `  proxy_pass http://app;`,
-    ...FORWARDED.map((line) => `  ${line}`),
-    `}`,
   ];
   const files = MEDIA_FILES.flatMap(({ location, path, type, cacheControl, ...entry }) => [
     `location ${location} {`,
@@ -158,8 +154,7 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
     `  error_page 401 = @unauthorized;`,
     `  error_page 500 502 503 504 = @unavailable;`,
     `  root ${'fromMediaDir' in entry ? mediaDir : `${mediaDir}/$media_dir`};`,
-    // A file not there (a version already cleaned up, a rendition of another) is the app's to answer.
-    `  try_files ${path} @app;`,
+    `  try_files ${path} =404;`,
     // Nothing outside the published folders: no symbolic link below MEDIA_DIR is followed.
     `  disable_symlinks on from=${mediaDir};`,
     `  types { }`,

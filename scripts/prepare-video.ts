@@ -290,7 +290,8 @@ export async function prepareVideo(
       writeFileSync(join(stage, PUBLISHED.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
       switchTo(outDir, stage, manifest.version, now());
     } finally {
-      rmSync(stage, { recursive: true, force: true });
+      // An ffmpeg stopped by the abort may still be closing a file in it.
+      rmSync(stage, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }
     removeExpired(outDir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, now());
     return manifest;

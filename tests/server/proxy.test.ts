@@ -31,6 +31,7 @@ let redis: RedisServer;
 let proxy: RunningProxy;
 let dir: string;
 let rung: string;
+let published: string;
 const instances: Instance[] = [];
 
 async function startInstance(env: Record<string, string>): Promise<Instance> {
@@ -49,6 +50,8 @@ beforeAll(async () => {
   let manifest;
   [redis, { dir, manifest }] = await Promise.all([startRedis(), publishTestClip(7)]);
   rung = manifest.rungs.at(-1)!.dir;
+  // The publish's own folder (its version) inside MEDIA_DIR.
+  published = join(dir, manifest.version);
   const env = {
     REDIS_URL: redis.url,
     MEDIA_DIR: dir,
@@ -171,26 +174,28 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     for (const index of [0, 1]) {
       const answer = await send(segment(index), { headers: { cookie } });
       expect(answer.status).toBe(200);
-      expect(answer.body.equals(readFileSync(join(dir, rung, segmentName(index))))).toBe(true);
+      expect(answer.body.equals(readFileSync(join(published, rung, segmentName(index))))).toBe(
+        true,
+      );
       expect(answer.headers['cache-control']).toBe('private, max-age=31536000, immutable');
       expect(answer.headers['content-type']).toBe('video/mp4');
       expect(answer.headers['x-content-type-options']).toBe('nosniff');
     }
     const init = await send(`/api/video/hls/${rung}/init.mp4`, { headers: { cookie } });
-    expect(init.body.equals(readFileSync(join(dir, rung, 'init.mp4')))).toBe(true);
+    expect(init.body.equals(readFileSync(join(published, rung, 'init.mp4')))).toBe(true);
 
     const range = await send('/api/video', { headers: { cookie, range: 'bytes=100-199' } });
     expect(range.status).toBe(206);
     expect(range.headers['content-range']).toMatch(/^bytes 100-199\/\d+$/);
-    expect(range.body.equals(readFileSync(join(dir, PUBLISHED.fallback)).subarray(100, 200))).toBe(
-      true,
-    );
+    expect(
+      range.body.equals(readFileSync(join(published, PUBLISHED.fallback)).subarray(100, 200)),
+    ).toBe(true);
     expect(range.headers['cache-control']).toBe('private, no-cache');
 
     const poster = await send('/api/video/poster.jpg', { headers: { cookie } });
     expect(poster.status).toBe(200);
     expect(poster.headers['content-type']).toBe('image/jpeg');
-    expect(poster.body.equals(readFileSync(join(dir, PUBLISHED.poster)))).toBe(true);
+    expect(poster.body.equals(readFileSync(join(published, PUBLISHED.poster)))).toBe(true);
 
     // The playlists still come from an instance (compressed there); the bytes never did.
     expect((await send(`/api/video/hls/${rung}/index.m3u8`, { headers: { cookie } })).status).toBe(
@@ -220,7 +225,7 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     const cookie = await session();
     // A symbolic link placed in a rendition's folder, pointing outside it, is not followed.
     writeFileSync(join(dirname(dir), 'secret.txt'), 'not published');
-    symlinkSync(join(dirname(dir), 'secret.txt'), join(dir, rung, segmentName(900)));
+    symlinkSync(join(dirname(dir), 'secret.txt'), join(published, rung, segmentName(900)));
     const linked = await send(segment(900), { headers: { cookie } });
     expect([403, 404]).toContain(linked.status);
     expect(linked.body.toString()).not.toContain('not published');

@@ -138,7 +138,8 @@ export function prerenderPlugin(): Plugin {
         ].join('\n    ');
         if (!html.includes('<div id="root"></div>'))
           throw new Error('prerender: index.html has no empty <div id="root"></div>');
-        return html.replace(entryTag[0], '').replace('<div id="root"></div>', body);
+        // A function, not a string: `$&` in the minified scripts would be a replacement pattern.
+        return html.replace(entryTag[0], '').replace('<div id="root"></div>', () => body);
       },
     },
   };

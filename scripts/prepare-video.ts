@@ -176,7 +176,11 @@ function runFfmpeg(args: string[], what: string, signal?: AbortSignal): Promise<
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
     });
-    child.on('error', () => reject(stopped(signal) ?? new PrepareError(FFMPEG_MISSING)));
+    // An abort kills ffmpeg and reports at once; the promise waits until it has exited, so that
+    // nothing is still writing into the stage when the stage is removed.
+    child.on('error', () => {
+      if (!signal?.aborted) reject(new PrepareError(FFMPEG_MISSING));
+    });
     child.on('close', (code) =>
       code === 0
         ? resolvePromise()
@@ -290,8 +294,7 @@ export async function prepareVideo(
       writeFileSync(join(stage, PUBLISHED.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
       switchTo(outDir, stage, manifest.version, now());
     } finally {
-      // An ffmpeg stopped by the abort may still be closing a file in it.
-      rmSync(stage, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      rmSync(stage, { recursive: true, force: true });
     }
     removeExpired(outDir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, now());
     return manifest;

@@ -126,7 +126,7 @@ test('a returning visitor: the page starts hls.js and the first segment together
   const { entryAskedAt, firstDataAt } = await page.evaluate(() => ({
     entryAskedAt: performance
       .getEntriesByType('resource')
-      .find((entry) => /\/assets\/index-/.test(entry.name))?.startTime,
+      .find((entry) => /\/assets\/index-[\w-]+\.js$/.test(entry.name))?.startTime,
     firstDataAt: (window as { firstDataAt?: number }).firstDataAt,
   }));
   expect(firstDataAt).toBeDefined();

@@ -93,7 +93,8 @@ test('a visitor signs in over HTTPS and watches; the segments come from the prox
   const failures = watchFailures(page);
   const segments: string[] = [];
   page.on('response', (response) => {
-    if (/\/api\/video\/hls\/[^/]+\/seg\d{5}\.m4s$/.test(response.url()))
+    // The version folder the page plays, if any, then the rendition.
+    if (/\/api\/video\/hls\/(v\d{14}-[a-z0-9]{8}\/)?[^/]+\/seg\d{5}\.m4s$/.test(response.url()))
       segments.push(`${response.status()} ${new URL(response.url()).origin}`);
   });
   const accepted = await counted('signins_total', '{outcome="accepted"}');

@@ -132,9 +132,9 @@ test('a visitor from another address is not slowed while one address waits', asy
   expect((await signin(origin('b'), '10.1.0.5')).status).toBe(200);
 });
 
-test('two simultaneous signins from one address on both instances are evaluated one at a time', async () => {
-  // Both instances hash one password at a time: a few other visitors' signins queued first
-  // keep the admitted attempt in flight long after the other one has been answered.
+test('two simultaneous signins from one address on both instances both wait their turn and are evaluated', async () => {
+  // Both instances hash one password at a time, and a few other visitors' signins are queued
+  // first: the second attempt of the address waits in its line instead of being refused.
   const queued = [origin('a'), origin('b')].flatMap((at, i) =>
     [1, 2, 3].map((n) => signin(at, `10.2.${i}.${n}`, WRONG_PASSWORD)),
   );
@@ -143,9 +143,7 @@ test('two simultaneous signins from one address on both instances are evaluated 
     signin(origin('b'), '10.1.0.6', WRONG_PASSWORD),
   ]);
   await Promise.all(queued);
-  expect(both.map((response) => response.status).sort()).toEqual([401, 429]);
-  const refused = both.find((response) => response.status === 429)!;
-  expect(refused.headers.get('retry-after')).toBe('1');
+  expect(both.map((response) => response.status)).toEqual([401, 401]);
 });
 
 test('SIGTERM lets a signin in flight finish, with Redis, before the instance exits', async () => {
@@ -155,7 +153,7 @@ test('SIGTERM lets a signin in flight finish, with Redis, before the instance ex
   const client = new Redis(redis.url);
   try {
     // Admitted: its lease is in Redis, so the instance has it in hand.
-    await expect.poll(() => client.exists('signin:{10.1.0.8}:lease')).toBe(1);
+    await expect.poll(() => client.zcard('signin:{10.1.0.8}:leases')).toBe(1);
   } finally {
     client.disconnect();
   }

@@ -15,21 +15,19 @@ export function inlineEntryCssPlugin(): Plugin {
       handler(html, { bundle }) {
         if (!bundle) return html;
         let styles = '';
-        const inlined = new Set<string>();
         const out = html.replace(/\s*<link\b[^>]*\brel="stylesheet"[^>]*>/g, (tag) => {
           const href = /\shref="([^"]+)"/.exec(tag)?.[1];
           const fileName = Object.keys(bundle).find((name) => href?.endsWith(`/${name}`));
           const asset = fileName ? bundle[fileName] : undefined;
           if (!fileName || asset?.type !== 'asset') return tag;
           styles += String(asset.source);
-          inlined.add(fileName);
           return '';
         });
         if (!styles) return html;
         // Vite's CSS never holds `</style`, but a stray one would end the element early.
         if (/<\/style/i.test(styles)) throw new Error('inline-entry-css: CSS contains </style');
-        // Only the HTML links the entry CSS; the chunks' preload lists name their own CSS.
-        for (const fileName of inlined) delete bundle[fileName];
+        // The file stays: a lazy chunk's preload list may name the entry CSS too (its CSS was
+        // merged into it), and a missing file there fails the chunk's import.
         return out.replace(/\s*<\/head>/, `\n    <style>${styles.trim()}</style>\n  </head>`);
       },
     },

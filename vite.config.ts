@@ -1,5 +1,4 @@
 import react from '@vitejs/plugin-react';
-import browserslistToEsbuild from 'browserslist-to-esbuild';
 import { defineConfig } from 'vitest/config';
 import { clientConfig as readClientConfig } from './config/settings.ts';
 import { inlineEntryCssPlugin } from './scripts/inline-css.ts';
@@ -20,8 +19,6 @@ export default defineConfig({
   },
   build: {
     outDir: 'dist',
-    // Syntax the oldest supported phones run: package.json's browserslist (docs/browsers.md).
-    target: browserslistToEsbuild(),
     // Only the logo becomes a data: URI (in index.html and in the React import alike): the
     // login's largest paint must not wait for a request. Everything else stays a file.
     assetsInlineLimit: (file) => file.endsWith('/src/assets/logo.svg'),

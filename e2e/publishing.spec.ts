@@ -26,9 +26,6 @@ let server: RunningServer;
 let watchedSource: string;
 let nextSource: string;
 
-// What is proven is the server's and the player's URLs, not the device: the desktop project only.
-test.skip(({ isMobile }) => isMobile, 'the desktop project runs it');
-
 /** A 72 s clip published, and the built server on a free port serving its folder. */
 async function publishAndServe() {
   work = mkdtempSync(join(tmpdir(), 'republish-'));

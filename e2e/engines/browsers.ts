@@ -1,7 +1,9 @@
 /**
- * Firefox ESR and WebKitGTK from Debian's packages, behind one small page interface, for the
- * browser tests Playwright cannot run (it drives only its own builds of those engines).
+ * Chromium, Firefox ESR and WebKitGTK from Debian's packages, behind one small page interface,
+ * so that one test runs in every engine a visitor has (Playwright drives only its own builds of
+ * Firefox and WebKit).
  *
+ * - Chromium: puppeteer-core over the DevTools protocol.
  * - Firefox: puppeteer-core over WebDriver BiDi, which Firefox speaks itself (there is no
  *   geckodriver in Debian, and selenium or WebdriverIO would need one).
  * - WebKit: WebDriver classic, which is all WebKitWebDriver speaks, through a few plain HTTP
@@ -14,10 +16,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { Browser as Puppeteer, BrowserContext, Page } from 'puppeteer-core';
 import puppeteer from 'puppeteer-core';
+import { CHROMIUM_ARGS, findChromium } from '../../scripts/find-chromium.mjs';
 import { findFirefox, findMiniBrowser } from '../../scripts/find-engines.mjs';
 import { freePort } from '../../scripts/test-server';
 
-export type EngineName = 'firefox' | 'webkit';
+export type EngineName = 'chromium' | 'firefox' | 'webkit';
 
 const VIEWPORT = { width: 390, height: 844 };
 
@@ -29,6 +32,8 @@ export interface BrowserPage {
   goto(url: string): Promise<void>;
   reload(): Promise<void>;
   evaluate<A extends unknown[], T>(fn: PageFunction<A, T>, ...args: A): Promise<T>;
+  /** Runs `fn` in each new document before its own scripts (not in WebDriver classic). */
+  beforeScripts?<A extends unknown[]>(fn: PageFunction<A, void>, ...args: A): Promise<void>;
   /** Clears the field, then types `text` key by key. */
   fill(selector: string, text: string): Promise<void>;
   click(selector: string): Promise<void>;
@@ -47,7 +52,15 @@ export interface Engine {
 }
 
 export function launch(name: EngineName): Promise<Engine> {
-  return name === 'firefox' ? launchFirefox() : launchWebKit();
+  if (name === 'webkit') return launchWebKit();
+  return name === 'firefox' ? launchFirefox() : launchChromium();
+}
+
+async function launchChromium(): Promise<Engine> {
+  const executablePath = findChromium();
+  if (!executablePath) throw new Error('Chromium not found: apt-get install chromium');
+  const browser = await puppeteer.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
+  return puppeteerEngine('chromium', browser);
 }
 
 async function launchFirefox(): Promise<Engine> {
@@ -60,25 +73,31 @@ async function launchFirefox(): Promise<Engine> {
     // Muted playback is allowed everywhere; the tests' clicks are gestures for the rest.
     extraPrefsFirefox: { 'media.autoplay.default': 0 },
   });
+  return puppeteerEngine('firefox', browser);
+}
+
+function puppeteerEngine(name: EngineName, browser: Puppeteer): Engine {
   return {
-    name: 'firefox',
+    name,
     newPage: async () => {
       // A context of its own: cookies and storage start empty, as for a new visitor.
       const context: BrowserContext = await browser.createBrowserContext();
       const page: Page = await context.newPage();
       await page.setViewport(VIEWPORT);
-      return firefoxPage(page, context);
+      return puppeteerPage(name, page, context);
     },
     close: () => browser.close(),
   };
 }
 
-function firefoxPage(page: Page, context: BrowserContext): BrowserPage {
+function puppeteerPage(engine: EngineName, page: Page, context: BrowserContext): BrowserPage {
   return {
-    engine: 'firefox',
+    engine,
     goto: async (url) => void (await page.goto(url, { waitUntil: 'domcontentloaded' })),
     reload: async () => void (await page.reload({ waitUntil: 'domcontentloaded' })),
     evaluate: (fn, ...args) => page.evaluate(fn as never, ...(args as unknown as never[])),
+    beforeScripts: async (fn, ...args) =>
+      void (await page.evaluateOnNewDocument(fn as never, ...(args as unknown as never[]))),
     fill: (selector, text) => page.locator(selector).fill(text),
     click: (selector) => page.click(selector),
     select: async (selector, value) => void (await page.select(selector, value)),

@@ -8,11 +8,12 @@ import { BASE } from '../site';
 import { launch, type BrowserPage, type Engine, type EngineName } from './browsers';
 import { startHoldProxy, type HoldProxy } from './hold-proxy';
 
-/** ENGINES=webkit (or firefox, or both, comma-separated) narrows a run. */
-export const ENGINES = (process.env.ENGINES ?? 'firefox,webkit')
+const ALL: EngineName[] = ['chromium', 'firefox', 'webkit'];
+/** ENGINES=webkit (or any of ALL, comma-separated) narrows a run. */
+export const ENGINES = (process.env.ENGINES ?? ALL.join(','))
   .split(',')
   .map((name) => name.trim())
-  .filter((name): name is EngineName => name === 'firefox' || name === 'webkit');
+  .filter((name): name is EngineName => ALL.includes(name as EngineName));
 
 export type SiteKind = 'mp4' | 'adaptive';
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
 import { readMediaInfo } from './media-support';
 import { levelsFor, readChoice, saveChoice, type QualityChoice } from './quality';
@@ -34,7 +34,9 @@ export function useAdaptiveSource(
     onRefusedRef.current = onRefused;
   });
 
-  useEffect(() => {
+  // A layout effect: the source is set in the task that puts the video on the page, before a
+  // visitor can press play on a video without one (a later source would abort that play).
+  useLayoutEffect(() => {
     const video = videoRef.current;
     if (!video) return;
     let live = true;

@@ -2,13 +2,25 @@ import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from './scripts/find-chromium.mjs';
 
 const executablePath = findChromium() ?? undefined;
-/** Specs that do not depend on the viewport run once. */
-const ONCE = [
+/** Specs with a project of their own. */
+const OWN = [
   'auth-paths.spec.ts',
   'budget.spec.ts',
   'redis-instances.spec.ts',
   'browser-restart.spec.ts',
   'proxy.spec.ts',
+];
+/**
+ * What a screen looks like depends on the viewport (the quality menu too): these run at both
+ * sizes. Every other spec (the shell, the floor, publishing) runs once, on the phone: most
+ * visitors have one.
+ */
+const LAYOUT = [
+  'spec.spec.ts',
+  'a11y.spec.ts',
+  'chapters.spec.ts',
+  'empty-panels.spec.ts',
+  'adaptive.spec.ts',
 ];
 const desktop = { viewport: { width: 1280, height: 800 } };
 const phone = {
@@ -46,7 +58,7 @@ export default defineConfig({
       testMatch: ['redis-instances.spec.ts', 'browser-restart.spec.ts', 'proxy.spec.ts'],
       use: desktop,
     },
-    { name: 'desktop', testIgnore: ONCE, use: desktop },
-    { name: 'phone', testIgnore: ONCE, use: phone },
+    { name: 'desktop', testMatch: LAYOUT, use: desktop },
+    { name: 'phone', testIgnore: OWN, use: phone },
   ],
 });

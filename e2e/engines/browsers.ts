@@ -71,7 +71,8 @@ async function launchFirefox(): Promise<Engine> {
     executablePath,
     headless: true,
     // Muted playback is allowed everywhere; the tests' clicks are gestures for the rest.
-    extraPrefsFirefox: { 'media.autoplay.default': 0 },
+    // JSON as plain text, not the JSON viewer: a test writes storage from such a page.
+    extraPrefsFirefox: { 'media.autoplay.default': 0, 'devtools.jsonview.enabled': false },
   });
   return puppeteerEngine('firefox', browser);
 }

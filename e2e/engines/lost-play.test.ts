@@ -122,20 +122,14 @@ async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Pro
     await page.click('.login__submit');
   } else {
     await login(page, proxy, E2E_PASSWORD);
+    const videoScreen = await page.evaluate(() => location.href);
     if (moment === 'seeking') {
-      // Stopped at RESUME_AT_S last time: the video is sent there, which the page saves as it
-      // goes (pagehide), and the position is written here too, should an engine not say so.
-      await until(
-        page,
-        "the video's metadata",
-        () => (document.querySelector('video')?.readyState ?? 0) >= 1,
-        [],
-      );
+      // Stopped at RESUME_AT_S last time. Written from a page of the site without the app:
+      // the video screen saves its own position as it is left (hls.js's start may have put
+      // the video back at 0 by then, which forgets the position).
+      await page.goto(`${proxy.origin}/api/no-app-here`);
       await page.evaluate(
-        (key: string, s: number) => {
-          document.querySelector('video')!.currentTime = s;
-          localStorage.setItem(key, String(s));
-        },
+        (key: string, s: number) => localStorage.setItem(key, String(s)),
         POSITION_KEY,
         RESUME_AT_S,
       );
@@ -149,7 +143,8 @@ async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Pro
     // there, the watcher goes in before the page's scripts.
     const armedEarly = moment === 'seeking' && !!page.beforeScripts;
     if (armedEarly) await page.beforeScripts!(arm, moment);
-    await page.reload();
+    // Back to the video screen: a reload, or from the page without the app.
+    await (moment === 'seeking' ? page.goto(videoScreen) : page.reload());
     await until(
       page,
       'the video screen before the app',

@@ -12,6 +12,9 @@ export default defineConfig({
     globalSetup: ['e2e/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
+    // A WebKitGTK web process that stops answering (seen once in this session's runs) would
+    // otherwise hold every later test and hook to its timeout: stop at the first failure.
+    bail: 1,
     hookTimeout: 60_000,
   },
 });

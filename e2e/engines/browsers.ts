@@ -21,6 +21,7 @@ import { findFirefox, findMiniBrowser } from '../../scripts/find-engines.mjs';
 import { freePort } from '../../scripts/test-server';
 
 export type EngineName = 'chromium' | 'firefox' | 'webkit';
+export const ENGINE_NAMES: EngineName[] = ['chromium', 'firefox', 'webkit'];
 
 const VIEWPORT = { width: 390, height: 844 };
 
@@ -52,8 +53,7 @@ export interface Engine {
 }
 
 export function launch(name: EngineName): Promise<Engine> {
-  if (name === 'webkit') return launchWebKit();
-  return name === 'firefox' ? launchFirefox() : launchChromium();
+  return LAUNCHERS[name]();
 }
 
 async function launchChromium(): Promise<Engine> {
@@ -310,3 +310,9 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
     close: async () => void (await call('DELETE', session).catch(() => {})),
   };
 }
+
+const LAUNCHERS: Record<EngineName, () => Promise<Engine>> = {
+  chromium: launchChromium,
+  firefox: launchFirefox,
+  webkit: launchWebKit,
+};

@@ -5,15 +5,14 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { BASE } from '../site';
-import { launch, type BrowserPage, type Engine, type EngineName } from './browsers';
+import { ENGINE_NAMES, launch, type BrowserPage, type Engine, type EngineName } from './browsers';
 import { startHoldProxy, type HoldProxy } from './hold-proxy';
 
-const ALL: EngineName[] = ['chromium', 'firefox', 'webkit'];
-/** ENGINES=webkit (or any of ALL, comma-separated) narrows a run. */
-export const ENGINES = (process.env.ENGINES ?? ALL.join(','))
+/** ENGINES=webkit (or any of ENGINE_NAMES, comma-separated) narrows a run. */
+export const ENGINES = (process.env.ENGINES ?? ENGINE_NAMES.join(','))
   .split(',')
   .map((name) => name.trim())
-  .filter((name): name is EngineName => ALL.includes(name as EngineName));
+  .filter((name): name is EngineName => ENGINE_NAMES.includes(name as EngineName));
 
 export type SiteKind = 'mp4' | 'adaptive';
 

@@ -221,17 +221,28 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
       args,
     });
 
-  // The window holds MiniBrowser's toolbar too: sized so that the viewport is the phone's.
-  const phone = `${VIEWPORT.width}x${VIEWPORT.height}`;
-  const viewport = async () => (await evaluate(() => [innerWidth, innerHeight])).join('x');
-  await call('POST', `${session}/window/rect`, VIEWPORT);
-  const [width = 0, height = 0] = (await viewport()).split('x').map(Number);
+  // The window holds MiniBrowser's toolbar too: sized so that the viewport is the phone's. A
+  // resize may land after its answer (a viewport read at once was once still full-screen's, and
+  // the second step asked for a negative width), so each step waits for the viewport it brings.
+  const { width, height } = VIEWPORT;
+  const viewportWhen = async (ok: (inner: number[]) => boolean) => {
+    let inner: number[] = [];
+    for (let tries = 0; tries < 100; tries++) {
+      inner = await evaluate(() => [innerWidth, innerHeight]);
+      if (ok(inner)) return inner;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`MiniBrowser's viewport stayed ${inner.join('x')}, not ${width}x${height}`);
+  };
+  await call('POST', `${session}/window/rect`, { width, height });
+  const [innerW = 0, innerH = 0] = await viewportWhen(
+    ([w = 0, h = 0]) => w <= width && h <= height,
+  );
   await call('POST', `${session}/window/rect`, {
-    width: 2 * VIEWPORT.width - width,
-    height: 2 * VIEWPORT.height - height,
+    width: 2 * width - innerW,
+    height: 2 * height - innerH,
   });
-  const inner = await viewport();
-  if (inner !== phone) throw new Error(`MiniBrowser's viewport is ${inner}, not ${phone}`);
+  await viewportWhen(([w, h]) => w === width && h === height);
 
   const visited = new Set<string>();
   // Navigation returns at once (pageLoadStrategy 'none': with 'eager', WebKitWebDriver's first

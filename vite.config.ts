@@ -1,4 +1,5 @@
 import react from '@vitejs/plugin-react';
+import browserslistToEsbuild from 'browserslist-to-esbuild';
 import { defineConfig } from 'vitest/config';
 import { clientConfig as readClientConfig } from './config/settings.ts';
 import { inlineEntryCssPlugin } from './scripts/inline-css.ts';
@@ -19,6 +20,13 @@ export default defineConfig({
   },
   build: {
     outDir: 'dist',
+    // The syntax the browser floor parses (package.json's browserslist; docs/browsers.md).
+    target: browserslistToEsbuild(),
+    // Below Chrome 98 and Safari 16 the bundler rewrites class fields. As assignments (what
+    // TypeScript and hls.js's own ES5 build do), not through a defineProperty helper: the helper
+    // would land in the entry, and hls.js's chunk would then fetch and run the app's bundle
+    // before a returning visitor's first frame.
+    rolldownOptions: { transform: { assumptions: { setPublicClassFields: true } } },
     // Only the logo becomes a data: URI (in index.html and in the React import alike): the
     // login's largest paint must not wait for a request. Everything else stays a file.
     assetsInlineLimit: (file) => file.endsWith('/src/assets/logo.svg'),

@@ -129,6 +129,17 @@ describe.each(ENGINES)('%s', (name) => {
       [],
     );
 
+    // The captions, on by default: the transcript's file handed to the track as a blob URL.
+    await until(
+      page,
+      'the captions showing, with their cues',
+      () => {
+        const track = document.querySelector('video')?.textTracks[0];
+        return track?.mode === 'showing' && (track.cues?.length ?? 0) === 11;
+      },
+      [],
+    );
+
     // Rehydration: the stored session brings the video screen back, greeting and all.
     await page.reload();
     await until(

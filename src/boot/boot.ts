@@ -77,4 +77,7 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   // The message is on the screen.
 } else if (!session || !showVideoScreen(`Hola ${session.nombres} / ${session.empresa}`)) {
   startApp();
+  // hls.js, fetched while the visitor types: after the press the link carries only the signin
+  // and the video's start. After the page's load, so that the login's own bytes come first.
+  if (adaptive) addEventListener('load', () => boot.adaptive.forEach(preload), { once: true });
 }

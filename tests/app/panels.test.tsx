@@ -8,6 +8,7 @@ import { hydrateRoot } from 'react-dom/client';
 import { renderToString } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 import { createAppAuthMachine } from '../../src/auth/auth-provider';
+import { APP_WAIT_MS } from '../../src/boot/boot-config';
 import { AuthActor } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
 import { config } from '../../src/config';
@@ -15,7 +16,7 @@ import { PATHS } from '../../src/routes';
 import { Chapters, CHAPTERS_NOTES } from '../../src/screens/video-player/chapters';
 import { TRANSCRIPT_NOTES, Transcript } from '../../src/screens/video-player/transcript';
 import { useTrack } from '../../src/screens/video-player/use-track';
-import { server } from './msw';
+import { countRequests, server } from './msw';
 import { renderApp, type RenderAppOptions } from './render-app';
 import { freshSession } from './sessions';
 
@@ -24,6 +25,8 @@ async function openVideoScreen(options: RenderAppOptions = {}) {
   const chapters = await screen.findByRole('region', { name: 'Capítulos' });
   const transcript = screen.getByRole('region', { name: 'Transcripción' });
   const video = document.querySelector('video')!;
+  // The tracks wait for the video's first frame (they must not share the link with it).
+  fireEvent(video, new Event('loadeddata'));
   return { ...app, chapters, transcript, video };
 }
 
@@ -101,6 +104,40 @@ describe('Capítulos', () => {
   });
 });
 
+describe('after the first frame', () => {
+  it('asks for the chapters and the captions only once the video has its first frame', async () => {
+    renderApp({ route: PATHS.video, seed: freshSession() });
+    const chapters = await screen.findByRole('region', { name: 'Capítulos' });
+    const video = document.querySelector('video')!;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(countRequests('GET', config.chaptersUrl)).toBe(0);
+    expect(countRequests('GET', config.captionsUrl)).toBe(0);
+    fireEvent(video, new Event('loadeddata'));
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+    expect(countRequests('GET', config.chaptersUrl)).toBe(1);
+    expect(countRequests('GET', config.captionsUrl)).toBe(1);
+  });
+
+  it('asks for them anyway when the video neither plays nor fails within APP_WAIT_MS', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    renderApp({ route: PATHS.video, seed: freshSession() });
+    const chapters = await screen.findByRole('region', { name: 'Capítulos' });
+    await act(() => vi.advanceTimersByTimeAsync(APP_WAIT_MS - 100));
+    expect(countRequests('GET', config.chaptersUrl)).toBe(0);
+    await act(() => vi.advanceTimersByTimeAsync(200));
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+  });
+
+  it('asks for them at once when the video failed', async () => {
+    // The player asks the server why (use-video-problem.ts): nothing special to say.
+    server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 404 })));
+    renderApp({ route: PATHS.video, seed: freshSession() });
+    const chapters = await screen.findByRole('region', { name: 'Capítulos' });
+    fireEvent.error(document.querySelector('video')!);
+    await waitFor(() => expect(lines(chapters)).toHaveLength(5));
+  });
+});
+
 describe('a video whose chapters and captions are not written yet', () => {
   /** What prepare-video publishes from a camera file: a captions file with only a NOTE. */
   const STUB = 'WEBVTT\n\nNOTE Subtítulos en español pendientes: reemplace este archivo.\n';
@@ -146,7 +183,9 @@ describe('a video whose chapters and captions are not written yet', () => {
     const { chapters, transcript, video } = await openVideoScreen();
     await waitFor(() => expect(lines(transcript)).toHaveLength(11));
     await waitFor(() => expect(lines(chapters)).toHaveLength(5));
-    expect(video.querySelector('track')).toHaveAttribute('src', config.captionsUrl);
+    // The transcript's file, not a second request for it.
+    expect(video.querySelector('track')).toHaveAttribute('src', expect.stringMatching(/^blob:/));
+    expect(countRequests('GET', config.captionsUrl)).toBe(1);
     expect(within(transcript).getByRole('searchbox')).toBeEnabled();
     expect(chapters).toHaveAttribute('data-state', 'ready');
     expect(transcript).toHaveAttribute('data-state', 'ready');
@@ -267,7 +306,7 @@ describe('Transcripción', () => {
 
   it('ends the session with the expired notice when the server refuses it (401)', async () => {
     server.use(http.get(config.captionsUrl, () => new HttpResponse(null, { status: 401 })));
-    renderApp({ route: PATHS.video, seed: freshSession() });
+    await openVideoScreen();
     await waitFor(() => expect(window.location.pathname).toBe(PATHS.login));
     expect(await screen.findByRole('status')).toHaveTextContent('Su sesión expiró');
   });
@@ -278,10 +317,10 @@ describe('rendered before the JavaScript (server or build)', () => {
     localStorage.setItem('session', freshSession());
     const videoRef = { current: null };
     function Panels() {
-      const captions = useTrack(config.captionsUrl);
+      const captions = useTrack(config.captionsUrl, true);
       return (
         <main className="video-main">
-          <Chapters videoRef={videoRef} />
+          <Chapters videoRef={videoRef} wanted />
           <Transcript videoRef={videoRef} track={captions} />
         </main>
       );

@@ -130,7 +130,14 @@ describe('the video', () => {
     expect(track).toHaveAttribute('srclang', 'es');
     expect(track).toHaveAttribute('label', 'Español');
     expect(track).toHaveAttribute('default');
-    expect(track).toHaveAttribute('src', config.captionsUrl);
+    // Its file comes after the first frame, once, shared with the transcript.
+    expect(track).not.toHaveAttribute('src');
+    expect(countRequests('GET', config.captionsUrl)).toBe(0);
+    fireEvent(video, new Event('loadeddata'));
+    await waitFor(() =>
+      expect(video.querySelector('track')).toHaveAttribute('src', expect.stringMatching(/^blob:/)),
+    );
+    expect(countRequests('GET', config.captionsUrl)).toBe(1);
   });
 
   it('comes after a banner image, under the top bar', async () => {
@@ -151,6 +158,20 @@ describe('the video', () => {
       'Su sesión expiró. Ingrese nuevamente.',
     );
     expect(localStorage.getItem('session')).toBeNull();
+  });
+
+  it('asks the server when a buffered video starts playing, and ends a refused session', async () => {
+    server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 401 })));
+    const { video } = await openVideoScreen();
+    // Before the first frame a play asks nothing: the link is the first frame's.
+    fireEvent.play(video);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(countRequests('HEAD', config.videoUrl)).toBe(0);
+    expect(window.location.pathname).toBe(PATHS.video);
+    Object.defineProperty(video, 'readyState', { configurable: true, value: 4 });
+    fireEvent.play(video);
+    await waitFor(() => expect(window.location.pathname).toBe(PATHS.login));
+    expect(countRequests('HEAD', config.videoUrl)).toBe(1);
   });
 
   it('keeps the visitor in and asks for the video again by itself when the server is temporarily unavailable (503)', async () => {

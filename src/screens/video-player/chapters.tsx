@@ -13,10 +13,10 @@ export const CHAPTERS_NOTES = {
 
 /**
  * "Capítulos": the video's chapters with their start times; the one playing is marked
- * (aria-current), and a click or Enter starts the video there.
+ * (aria-current), and a click or Enter starts the video there. Fetched once `wanted`.
  */
-export function Chapters({ videoRef }: { videoRef: VideoRef }) {
-  const track = useTrack(config.chaptersUrl);
+export function Chapters({ videoRef, wanted }: { videoRef: VideoRef; wanted: boolean }) {
+  const track = useTrack(config.chaptersUrl, wanted);
   const chapters = useMemo(() => (track.status === 'ready' ? track.cues : []), [track]);
   const pick = useCallback((timeS: number) => chapterAt(chapters, timeS), [chapters]);
   const current = usePlayingIndex(videoRef, pick);

@@ -30,16 +30,19 @@ export function requestEarly(urls: string[]): EarlyRequests {
 }
 
 /**
- * The poster would share the link with the first segment, and once playing it is never seen:
- * it is asked for only if the first frame finds the video still paused.
+ * The poster is in the markup as data-poster: a poster attribute is fetched as soon as the
+ * element exists, sharing the link with the video's start. With hls.js it is asked for only if
+ * the first frame finds the video still paused (once playing it is never seen); on the MP4 and
+ * the browser's own HLS at once (their start is the browser's, and an iPhone loads nothing
+ * before a press).
  */
-export function holdPoster(video: HTMLVideoElement) {
-  const poster = video.getAttribute('poster');
+export function showPoster(video: HTMLVideoElement, when: 'now' | 'after first frame') {
+  const poster = video.dataset.poster;
   if (!poster) return;
-  video.removeAttribute('poster');
   const show = () => {
     if (video.paused && !video.currentTime) video.setAttribute('poster', poster);
   };
+  if (when === 'now') return show();
   video.addEventListener('loadeddata', show, { once: true });
   video.addEventListener('error', show, { once: true });
 }

@@ -6,6 +6,7 @@ import { useAdaptiveSource } from './use-adaptive-source';
 import { useKeyboardShortcuts } from './use-keyboard-shortcuts';
 import type { VideoRef } from './use-player-video';
 import { useResumePosition } from './use-resume-position';
+import { useTrackSource, type TrackState } from './use-track';
 import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
 import { reloadVideo } from './video-start';
 
@@ -13,14 +14,16 @@ const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 
 /**
  * The video with its controls, captions and problems; the screen holds its ref (the panels follow
- * it). `captions` false: the file has no cue, and the player offers no empty track.
+ * it). The captions track's file is the transcript's (`captions`); without a cue in it, the
+ * player offers no empty track.
  */
-export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: boolean }) {
+export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: TrackState }) {
   const [storage] = useState(() => resilientStorage());
   useResumePosition(videoRef, config.videoUrl, storage);
   useKeyboardShortcuts(videoRef);
   const { failed, unavailable, clear, onMediaError, onPlay } = useVideoProblem(videoRef);
   const adaptive = useAdaptiveSource(videoRef, storage, () => void onMediaError());
+  const captionsSource = useTrackSource(captions);
 
   // The prerendered video may have failed before React adopted it; its error event is gone by
   // then, and the boot script noted it (failedBeforeApp, video-contract.ts).
@@ -39,7 +42,8 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: b
     <div className="player">
       <div className="player__slot">
         {/* No src here: video-start.ts owns the source (maybe set by the boot script before
-            React hydrates this element), and a src prop would start the video a second time. */}
+            React hydrates this element), and a src prop would start the video a second time.
+            Nor a poster: it sets that too, when it no longer competes with the start. */}
         {/* Without a cue there is nothing to caption; the transcript panel says so. */}
         {/* eslint-disable-next-line jsx-a11y/media-has-caption */}
         <video
@@ -48,14 +52,29 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: b
           controls
           playsInline
           preload="metadata"
-          poster={config.posterUrl}
+          data-poster={config.posterUrl}
           aria-label="Video de la capacitación"
           suppressHydrationWarning
           onError={() => void onMediaError()}
           onPlay={() => void onPlay()}
         >
-          {captions && (
-            <track kind="captions" src={config.captionsUrl} srcLang="es" label="Español" default />
+          {captions.status !== 'missing' && (
+            <track
+              // A new element once the file is here: Firefox does not load a track whose src
+              // came after it was inserted; and a track inserted late is not chosen
+              // automatically (the browser chose at load), so it is shown here.
+              key={captionsSource ?? 'loading'}
+              ref={(element) => {
+                // jsdom has no TextTrack: nothing to show there.
+                const track = element?.track as TextTrack | undefined;
+                if (captionsSource && track?.mode === 'disabled') track.mode = 'showing';
+              }}
+              kind="captions"
+              src={captionsSource}
+              srcLang="es"
+              label="Español"
+              default
+            />
           )}
         </video>
       </div>

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import { APP_WAIT_MS } from '../../boot/boot-config';
 
 /** The screen's one <video>, which the Player renders and the panels follow and seek. */
 export type VideoRef = RefObject<HTMLVideoElement | null>;
@@ -39,4 +40,30 @@ export function usePlayingIndex(
   }, [videoRef]);
 
   return index;
+}
+
+/**
+ * Whether the video is past its start: a first frame, a failure, or APP_WAIT_MS without either
+ * (the bound the boot script gives the bundle). Until then the link is the first frame's; the
+ * captions and chapters wait for this.
+ */
+export function useAfterFirstFrame(videoRef: VideoRef): boolean {
+  const [after, setAfter] = useState(false);
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video || video.error || video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA) {
+      setAfter(true);
+      return;
+    }
+    const done = () => setAfter(true);
+    const timer = setTimeout(done, APP_WAIT_MS);
+    video.addEventListener('loadeddata', done);
+    video.addEventListener('error', done);
+    return () => {
+      clearTimeout(timer);
+      video.removeEventListener('loadeddata', done);
+      video.removeEventListener('error', done);
+    };
+  }, [videoRef]);
+  return after;
 }

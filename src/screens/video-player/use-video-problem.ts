@@ -72,8 +72,12 @@ export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
   /**
    * A video already buffered plays on after the server has ended the session (signout in
    * another browser, a restart); asking when playback starts ends the local session at once.
+   * Not before the first frame: the requests that bring it ask the server anyway, and until then
+   * the link is theirs.
    */
   const onPlay = async () => {
+    const video = videoRef.current;
+    if (!video || video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA) return;
     if ((await askServer()).kind === 'refused') actorRef.send({ type: 'session.refused' });
   };
 

@@ -9,6 +9,7 @@ import { Chapters } from './chapters';
 import { Player } from './player';
 import { SessionButton } from './session-button';
 import { Transcript } from './transcript';
+import { useAfterFirstFrame } from './use-player-video';
 import { useTrack } from './use-track';
 
 /**
@@ -20,8 +21,10 @@ export default function VideoPlayerScreen() {
   useDocumentTitle(VIDEO_TITLE);
   const actorRef = AuthActor.useActorRef();
   const videoRef = useRef<HTMLVideoElement>(null);
-  // The player's captions and the transcript: one file, fetched once for both.
-  const captions = useTrack(config.captionsUrl);
+  // The player's captions and the transcript: one file, fetched once for both, and like the
+  // chapters only after the first frame.
+  const afterFirstFrame = useAfterFirstFrame(videoRef);
+  const captions = useTrack(config.captionsUrl, afterFirstFrame);
   const nombres = AuthActor.useSelector((state) => state.context.session?.nombres ?? '');
   const empresa = AuthActor.useSelector((state) => state.context.session?.empresa ?? '');
   const label = `Hola ${nombres} / ${empresa}`;
@@ -53,8 +56,8 @@ export default function VideoPlayerScreen() {
           width={1200}
           height={200}
         />
-        <Player videoRef={videoRef} captions={captions.status !== 'missing'} />
-        <Chapters videoRef={videoRef} />
+        <Player videoRef={videoRef} captions={captions} />
+        <Chapters videoRef={videoRef} wanted={afterFirstFrame} />
         <Transcript videoRef={videoRef} track={captions} />
       </main>
     </div>

@@ -7,7 +7,7 @@
  */
 import { RUNG_FILES, SEGMENT_S, segmentName, type MediaInfo } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
-import { holdPoster, requestEarly } from './early-requests';
+import { requestEarly, showPoster } from './early-requests';
 import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './media-support';
 import { levelsFor, readChoice, readEstimate, saveEstimate, startRung } from './quality';
 import { readPosition } from './resume-position';
@@ -69,6 +69,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const urls = mediaUrls(info);
   const position = readPosition(storage, urls.position);
   if (!info || !hasMediaSource()) {
+    showPoster(video, 'now');
     setSource(video, info && playsHlsNatively(video) ? urls.master : urls.video);
     resumeAt(video, position);
     return null;
@@ -80,7 +81,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const estimateBps = readEstimate(storage, navigator.connection);
   const rung = startRung(info.rungs, choice, estimateBps);
   const from = position ?? 0;
-  holdPoster(video);
+  showPoster(video, 'after first frame');
   const early = requestEarly([
     urls.master,
     urls.inRung(rung.dir, RUNG_FILES.playlist),

@@ -69,7 +69,11 @@ const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 /** The wait after `failures` failures in the last hour, before the next attempt. */
 export function delayAfter(
   failures: number,
-  { freeFailures, backoffBaseMs, backoffMaxMs }: SigninLimiterOptions,
+  {
+    freeFailures,
+    backoffBaseMs,
+    backoffMaxMs,
+  }: Pick<SigninLimiterOptions, 'freeFailures' | 'backoffBaseMs' | 'backoffMaxMs'>,
 ): number {
   if (failures < freeFailures) return 0;
   const exponent = Math.min(failures - freeFailures, 40);

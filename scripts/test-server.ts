@@ -89,8 +89,18 @@ export interface Answer {
   bytes: number;
 }
 
-/** node:http, so that nothing decompresses, rewrites headers or keeps cookies for us. */
-export function send(url: string, { body, ...options }: RequestOptions & { body?: string } = {}) {
+/**
+ * node:http, so that nothing decompresses, rewrites headers or keeps cookies for us. No answer
+ * within `timeoutMs` (10 s unless told) is an error.
+ */
+export function send(
+  url: string,
+  {
+    body,
+    timeoutMs = 10_000,
+    ...options
+  }: RequestOptions & { body?: string; timeoutMs?: number } = {},
+) {
   return new Promise<Answer>((resolve, reject) => {
     const req = request(url, options, (res) => {
       const chunks: Buffer[] = [];
@@ -102,7 +112,9 @@ export function send(url: string, { body, ...options }: RequestOptions & { body?
       });
       res.on('error', reject);
     });
-    req.setTimeout(10_000, () => req.destroy(new Error(`${url} took more than 10 s`)));
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(new Error(`${url} took more than ${timeoutMs / 1000} s`)),
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -69,7 +69,11 @@ const toSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 /** The wait after `failures` failures in the last hour, before the next attempt. */
 export function delayAfter(
   failures: number,
-  { freeFailures, backoffBaseMs, backoffMaxMs }: SigninLimiterOptions,
+  {
+    freeFailures,
+    backoffBaseMs,
+    backoffMaxMs,
+  }: Pick<SigninLimiterOptions, 'freeFailures' | 'backoffBaseMs' | 'backoffMaxMs'>,
 ): number {
   if (failures < freeFailures) return 0;
   const exponent = Math.min(failures - freeFailures, 40);
@@ -145,7 +149,8 @@ export abstract class QueuedLimiter implements AttemptLimiter {
   /** Asks until admitted or refused; 'wait' is returned only when the line took too long. */
   private async decideInLine(bucket: string): Promise<Decision> {
     const started = monotonic();
-    let held = false;
+    /** The backoff last waited out here; the attempt holds on only while what is left shrinks. */
+    let heldMs = Infinity;
     for (;;) {
       const decision = await this.decide(bucket);
       if (decision.kind === 'wait') {
@@ -153,9 +158,16 @@ export abstract class QueuedLimiter implements AttemptLimiter {
         await Promise.race([this.settlement.promise, sleep(this.pollMs)]);
         continue;
       }
-      // Once: a clock that does not move (a test's) must not keep an attempt here.
-      if (decision.kind === 'backoff' && !held && decision.waitMs <= this.limits.maxHoldMs) {
-        held = true;
+      // A timer may end a little before the limiter's clock says the backoff has passed (Node
+      // times it from the event loop's cached clock, stale by the loop's current turn): the
+      // attempt then holds on for what is left. Only while that shrinks: a clock that does not
+      // move (a test's), or a new failure that lengthened the backoff, ends in the refusal.
+      if (
+        decision.kind === 'backoff' &&
+        decision.waitMs <= this.limits.maxHoldMs &&
+        decision.waitMs < heldMs
+      ) {
+        heldMs = decision.waitMs;
         await sleep(decision.waitMs);
         continue;
       }

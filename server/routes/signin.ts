@@ -103,15 +103,30 @@ export async function signinRoute(
 
       const { usuario, contraseña } = request.body.form;
       let accepted = false;
+      let abandoned = false;
       try {
         // The hash runs whatever the username, so a wrong username takes as long as a wrong
-        // password and the answer is the same.
-        const passwordOk = await hashing(() => verifyPassword(contraseña, config.passwordHash));
+        // password and the answer is the same. Not for a visitor who has stopped waiting (the
+        // app gives up after SIGNIN_TIMEOUT_MS; a proxy then closes its connection too): nobody
+        // would read the answer, and the hash would only delay everyone behind in the line.
+        const passwordOk = await hashing(async () => {
+          abandoned = request.raw.socket?.destroyed ?? false;
+          return !abandoned && (await verifyPassword(contraseña, config.passwordHash));
+        });
         accepted = passwordOk && usuario === config.username;
       } finally {
-        // Awaited: a wrong password is revealed only once its failure is recorded.
-        if (accepted) await admission.ticket.succeeded();
+        // Awaited: a wrong password is revealed only once its failure is recorded. An attempt
+        // left unhashed checked no guess: it is settled as one that records no failure.
+        if (accepted || abandoned) await admission.ticket.succeeded();
         else await admission.ticket.failed();
+      }
+      if (abandoned) {
+        request.log.info(
+          { signin: { outcome: 'abandoned', address: request.ip, device: trusted(request) } },
+          'signin attempt',
+        );
+        // nginx's code for a client that closed its request; nobody reads it.
+        return reply.code(499).send();
       }
 
       const outcome = accepted ? 'success' : 'invalid_credentials';

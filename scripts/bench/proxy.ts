@@ -227,6 +227,8 @@ async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
         }),
       );
     const [a, b] = servers as [RunningServer, RunningServer];
+    // nginx appends: this run's requests only.
+    rmSync(FAILOVER_LOG, { force: true });
     proxy = await startProxy({
       upstreams: servers.map((server) => new URL(server.origin).host),
       mediaDir,

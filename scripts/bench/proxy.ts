@@ -3,18 +3,26 @@
  * instance (plain HTTP: the instance has no TLS of its own), in the same run: 200 simulated
  * viewers each fetching a published clip's segments at a 500 kbit/s pace; the CPU seconds the
  * serving processes spent per GB (from /proc/<pid>/stat), the login page's p99 meanwhile, and
- * failed requests.
+ * failed requests. Then the Redis section's two-instance flood (redis.ts: load.ts's flood and
+ * probes, as they are) through nginx over HTTPS, with one instance killed (SIGKILL) while both
+ * floods run: the probes' errors (target 0, as there), and the signins that failed because the
+ * instance holding them died (a POST it received is never retried on the other), counted apart.
+ * Through nginx the flood's claimed addresses are replaced by the real one (127.0.0.1): its
+ * signins queue behind one address rather than reach the hashing as in the Redis section.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { RUNG_FILE_PATTERN } from '../../config/media-layout';
 import { startProxy, workerPids } from '../nginx';
+import { startRedis, type RedisServer } from '../redis-server';
 import { publishTestClip } from '../test-clip';
-import { signedIn } from '../test-server';
-import { startBenchServer } from './load';
+import { SIGNIN_PATH, signedIn, type RunningServer } from '../test-server';
+import { loadMeasurement, startBenchServer } from './load';
 import { atMost, exactly, quantile, REFERENCE, type Measurement, type Site } from './measure';
+import { STAGGER_MS, bothInstances } from './redis';
 
 const VIEWERS = 200;
 const PACE_BITS_PER_S = 500_000;
@@ -24,6 +32,10 @@ const TICKS_PER_S = 100;
 /** A failed segment is asked again after 1 s, doubling to 8 s: hls.js's default for fragments. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 8000;
+/** Once both floods run, this long before one instance is killed: the middle of both. */
+const KILL_AFTER_MS = 3_000;
+/** The failover's access log (method, path, status, the instances asked; never a cookie). */
+const FAILOVER_LOG = 'reports/bench-proxy-failover-access.log';
 
 /** utime + stime of a process, in seconds (0 once it is gone). */
 function cpuSeconds(pid: number): number {
@@ -125,12 +137,155 @@ async function watch(path: Path, segments: string[], base: string, signal: Abort
   };
 }
 
-type Key = 'proxyCpu' | 'directCpu' | 'proxyPage' | 'directPage' | 'failed';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How many of load.ts's floods (flood.ts, forked by this process) are running now. */
+function floodsRunning(): number {
+  return workerPids(process.pid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('flood.ts');
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+/**
+ * What the proxy answered, from its access log: answers that are failures (any status from 400
+ * on, except a signin's 401 and 429) by method, path and status, and how many requests nginx
+ * passed on to the other instance. 499 is the client's own: autocannon drops the requests still
+ * in flight when its duration ends.
+ */
+function readAccessLog(file: string) {
+  const failures = new Map<string, number>();
+  let total = 0;
+  let retried = 0;
+  let failedSignins = 0;
+  let failedOthers = 0;
+  let dropped = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /"(\S+) (\S+) [^"]*" (\d{3}) .* upstream=(.*)$/.exec(line);
+    if (!match) continue;
+    const [, method, path, status, upstream] = match as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    total += 1;
+    if (upstream.includes(',')) retried += 1;
+    const signin = method === 'POST' && path === SIGNIN_PATH;
+    if (Number(status) < 400 || (signin && (status === '401' || status === '429'))) continue;
+    if (status === '499') dropped += 1;
+    else if (signin) failedSignins += 1;
+    else failedOthers += 1;
+    const what = `${method} ${signin ? 'signin' : path} ${status}`;
+    failures.set(what, (failures.get(what) ?? 0) + 1);
+  }
+  return {
+    total,
+    retried,
+    failedSignins,
+    failedOthers,
+    dropped,
+    failures: [...failures].map(([what, count]) => `${what} ×${count}`).join(', ') || 'none',
+  };
+}
+
+/**
+ * The Redis section's flood on two instances sharing one redis-server, through nginx over HTTPS
+ * (the video from MEDIA_DIR by nginx, as deployed); the second instance is killed with SIGKILL
+ * KILL_AFTER_MS after both floods have started.
+ */
+async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
+  let redis: RedisServer | null = null;
+  let proxy: Awaited<ReturnType<typeof startProxy>> | null = null;
+  const servers: RunningServer[] = [];
+  const stopAll = async () => {
+    await proxy?.stop();
+    proxy = null;
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    await redis?.stop();
+    redis = null;
+  };
+  signal.addEventListener('abort', () => void stopAll(), { once: true });
+  try {
+    redis = await startRedis();
+    const password = randomBytes(12).toString('base64url');
+    const env = {
+      REDIS_URL: redis.url,
+      SESSION_SECRET: randomBytes(48).toString('base64'),
+      MEDIA_DIR: mediaDir,
+      DIST_DIR: site.distDir,
+    };
+    for (const name of ['a', 'b'])
+      servers.push(
+        await startBenchServer(password, {
+          env,
+          logFile: `reports/bench-server-failover-${name}.log`,
+        }),
+      );
+    const [a, b] = servers as [RunningServer, RunningServer];
+    // nginx appends: this run's requests only.
+    rmSync(FAILOVER_LOG, { force: true });
+    proxy = await startProxy({
+      upstreams: servers.map((server) => new URL(server.origin).host),
+      mediaDir,
+      workers: 'auto',
+      // Absolute: nginx reads a relative path from its own prefix.
+      accessLog: resolve(FAILOVER_LOG),
+    });
+    // signedIn (test-server.ts) speaks node:http, which speaks TLS through an HTTPS agent.
+    const agent = new HttpsAgent({ rejectUnauthorized: false });
+    const viaProxy = { ...site, origin: proxy.origin, pid: a.process.pid!, password, agent };
+    let running = true;
+    let killed = null as string | null;
+    const killer = (async () => {
+      let firstSeen: number | null = null;
+      for (let floods = 0; floods < 2; floods = floodsRunning()) {
+        if (!running || signal.aborted) return;
+        if (floods === 1) firstSeen ??= Date.now();
+        await sleep(50);
+      }
+      const secondSeen = Date.now();
+      await sleep(KILL_AFTER_MS);
+      if (!running || signal.aborted) return;
+      b.process.kill('SIGKILL');
+      // A and B in the rows are the two floods (B 2 s after A), both through nginx.
+      const after = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
+      killed = `instance ${new URL(b.origin).host} killed ${after(firstSeen ?? secondSeen)} after flood A's process started, ${after(secondSeen)} after B's`;
+    })();
+    const [first, second] = await Promise.all(
+      [0, 1].map(async (index) => {
+        await sleep(index * STAGGER_MS);
+        return loadMeasurement(viaProxy).run(signal);
+      }),
+    ).finally(() => (running = false));
+    await killer;
+    agent.destroy();
+    await stopAll();
+    if (!first || !second) throw new Error('two floods were expected');
+    return { first, second, killed, log: readAccessLog(FAILOVER_LOG) };
+  } finally {
+    await stopAll();
+  }
+}
+
+type Key =
+  | 'proxyCpu'
+  | 'directCpu'
+  | 'proxyPage'
+  | 'directPage'
+  | 'failed'
+  | 'failoverFailed'
+  | 'failoverSignins'
+  | 'failoverPage';
 
 export function proxyMeasurement(site: Site): Measurement<Key> {
   return {
     name: `video bytes: ${VIEWERS} viewers at 500 kbit/s through nginx (HTTPS) and straight from one instance`,
-    timeoutMs: 180_000,
+    timeoutMs: 300_000,
     figures: {
       proxyCpu: { figure: 'CPU s per GB of segments, nginx over HTTPS', target: REFERENCE },
       directCpu: { figure: 'CPU s per GB of segments, one instance (HTTP)', target: REFERENCE },
@@ -143,6 +298,18 @@ export function proxyMeasurement(site: Site): Measurement<Key> {
         target: atMost(200, (ms) => `${ms} ms`),
       },
       failed: { figure: 'Failed requests, nginx | straight', target: exactly(0) },
+      failoverFailed: {
+        figure: 'Page+video errors, 2-instance flood via nginx, one killed',
+        target: exactly(0),
+      },
+      failoverSignins: {
+        figure: 'Signins lost with the killed instance (POST, not retried)',
+        target: REFERENCE,
+      },
+      failoverPage: {
+        figure: 'Login page p99 under that flood, via nginx',
+        target: REFERENCE,
+      },
     },
     async run(signal) {
       const { dir, manifest } = await publishTestClip(36);
@@ -195,6 +362,8 @@ export function proxyMeasurement(site: Site): Measurement<Key> {
           site.base,
           signal,
         );
+        const failover = await floodAndKill(site, dir, signal);
+        const { first, second, log } = failover;
         const gb = (bytes: number) => `${(bytes / 1e9).toFixed(2)} GB`;
         return {
           proxyCpu: {
@@ -227,6 +396,23 @@ export function proxyMeasurement(site: Site): Measurement<Key> {
                 ? `nginx: ${proxied.failures || 'none'}; straight: ${direct.failures || 'none'}`
                 : undefined,
           },
+          failoverFailed: {
+            value: failover.killed
+              ? `A ${first.errors.value}, B ${second.errors.value}`
+              : 'no instance was killed',
+            measured: failover.killed
+              ? Number(first.errors.measured ?? 0) + Number(second.errors.measured ?? 0)
+              : null,
+            note: `${failover.killed ?? 'not killed'}; A: ${first.errors.note ?? ''} | B: ${second.errors.note ?? ''}; nginx's log: ${log.total} requests, ${log.retried} passed on to the other instance, failed answers: ${log.failures}`,
+          },
+          failoverSignins: {
+            value: `${log.failedSignins}`,
+            measured: log.failedSignins,
+            // nginx replaces the flood's X-Forwarded-For with the real address: every signin comes
+            // from 127.0.0.1 and waits its turn in that address's queue, on either instance.
+            note: `signins the killed instance held, answered 503 by nginx (a POST an instance received is not passed on), from nginx's log (${FAILOVER_LOG}); through nginx every flood signin is from 127.0.0.1 and waits in that address's queue; other failed answers ${log.failedOthers}; 499 (the client's own, at its end) ${log.dropped}`,
+          },
+          failoverPage: bothInstances(first.page, second.page),
         };
       } finally {
         await stop();

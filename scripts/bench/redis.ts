@@ -16,12 +16,12 @@ import { exactly, type Measurement, type Reading, type Site } from './measure';
  * Both measurements sign in from this machine's one address, and the shared limiter admits one
  * attempt in flight per address: B starts once A's signin is surely done.
  */
-const STAGGER_MS = 2_000;
+export const STAGGER_MS = 2_000;
 
 type Key = 'memoryPage' | 'memoryVideo' | 'redisPage' | 'redisVideo' | 'errors';
 
 /** The worse of the two instances, with both in the text. */
-function bothInstances(a: Reading, b: Reading): Reading {
+export function bothInstances(a: Reading, b: Reading): Reading {
   const worse = Number(a.measured ?? 0) >= Number(b.measured ?? 0) ? a : b;
   return {
     value: `A ${a.value}; B ${b.value}`,

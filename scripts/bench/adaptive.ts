@@ -331,7 +331,7 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
         env: { VIDEO_FILE: SOURCE },
         logFile: 'reports/bench-single-server.log',
       });
-      const browser = launchBrowser(signal);
+      const browser = await launchBrowser(signal);
       const results: Record<string, { adaptive: RunResult; single: RunResult }> = {};
       try {
         const scenarios = {

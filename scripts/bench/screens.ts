@@ -206,7 +206,7 @@ export function screensMeasurement(site: Site): Measurement<Key> {
       },
     },
     async run(signal) {
-      const browser = launchBrowser(signal);
+      const browser = await launchBrowser(signal);
       const bare = await startBarePageServer();
       signal.addEventListener('abort', () => bare.server.close(), { once: true });
       const login = `${site.origin}${site.base}/login`;

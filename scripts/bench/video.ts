@@ -308,7 +308,7 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
       between: { figure: 'Video bytes fetched between 10 % and the seek point', target: share },
     },
     async run(signal) {
-      const browser = launchBrowser(signal);
+      const browser = await launchBrowser(signal);
       const visitor = await returningVisitor(site);
       const runs: RunResult[] = [];
       try {

@@ -3,8 +3,8 @@
  * for (each measurement bounded in time), prints one table and writes it to reports/bench.json
  * and reports/bench.md. A missed target is a finding, not a failure: the exit code is 0 unless
  * the bench itself broke. BENCH_SKIP_BUILD=1 measures the existing build; BENCH_ONLY=a,b runs
- * only the named measurements (bundle, screens, video, adaptive, compression, lighthouse, load,
- * redis).
+ * only the named measurements (bundle, screens, video, adaptive, lighthouse, load, redis, proxy,
+ * crowd).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,6 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { adaptiveMeasurement } from './bench/adaptive';
 import { chromiumPath, describeConditions } from './bench/browser';
 import { bundleMeasurement } from './bench/bundle';
-import { compressionMeasurement } from './bench/compression';
 import { crowdMeasurement } from './bench/crowd';
 import { lighthouseMeasurement } from './bench/lighthouse';
 import {
@@ -75,7 +74,6 @@ const MEASUREMENTS = {
   screens: screensMeasurement,
   video: videoMeasurement,
   adaptive: adaptiveMeasurement,
-  compression: compressionMeasurement,
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
   redis: redisMeasurement,

@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PUBLISHED } from '../../config/media-layout';
 import { prepareVideo } from '../prepare-video';
-import { signedIn, type RunningServer } from '../test-server';
+import type { RunningServer } from '../test-server';
 import {
   FAST_3G,
   PHONE,
@@ -24,6 +24,8 @@ import {
   type Tab,
 } from './browser';
 import { startBenchServer } from './load';
+import { returningVisitor } from './screens';
+import { watchVideo, type Watch } from './watch-video';
 import {
   atLeast,
   atMost,
@@ -87,81 +89,6 @@ async function ensurePublished(): Promise<void> {
   await prepareVideo(SOURCE, PUBLISHED_DIR);
 }
 
-/** What the page records, in ms since navigation start. */
-interface Watch {
-  firstFrameAt: number | null;
-  stalls: number;
-  stalledMs: number;
-  /** Time-weighted sum of videoHeight while playing, and the time it covers. */
-  heightMs: number;
-  playingMs: number;
-  heightAtEnd: number;
-  currentTime: number;
-}
-
-declare global {
-  interface Window {
-    __adaptiveWatch?: Watch;
-  }
-}
-
-/** Runs in the page before its scripts: the stored session, play at once, then watch. */
-function watchPage(session: { username: string; empresa: string; nombres: string }) {
-  try {
-    const timestamp = Math.floor(Date.now() / 1000);
-    localStorage.setItem('session', JSON.stringify({ loggedIn: true, timestamp, ...session }));
-  } catch {
-    return;
-  }
-  const watch: Watch = {
-    firstFrameAt: null,
-    stalls: 0,
-    stalledMs: 0,
-    heightMs: 0,
-    playingMs: 0,
-    heightAtEnd: 0,
-    currentTime: 0,
-  };
-  window.__adaptiveWatch = watch;
-  let video: HTMLVideoElement | null = null;
-  let waitingSince: number | null = null;
-  let last = performance.now();
-  addEventListener(
-    'loadstart',
-    (event) => {
-      if (video || !(event.target instanceof HTMLVideoElement)) return;
-      video = event.target;
-      const element = video;
-      element.requestVideoFrameCallback((now, frame) => {
-        watch.firstFrameAt ??= frame.presentationTime || now;
-      });
-      element.muted = true;
-      void element.play().catch(() => undefined);
-      element.addEventListener('waiting', () => {
-        if (watch.firstFrameAt !== null && waitingSince === null) waitingSince = performance.now();
-      });
-      element.addEventListener('playing', () => {
-        if (waitingSince === null) return;
-        watch.stalls += 1;
-        watch.stalledMs += performance.now() - waitingSince;
-        waitingSince = null;
-      });
-    },
-    true,
-  );
-  setInterval(() => {
-    const now = performance.now();
-    if (video && !video.paused && video.readyState >= 3 && waitingSince === null) {
-      watch.heightMs += (now - last) * Math.min(video.videoHeight, video.videoWidth);
-      watch.playingMs += now - last;
-    }
-    last = now;
-    if (!video) return;
-    watch.heightAtEnd = Math.min(video.videoHeight, video.videoWidth);
-    watch.currentTime = video.currentTime;
-  }, 250);
-}
-
 /** Bytes per finished request (encodedDataLength), received bytes for unfinished ones; headers sent. */
 function countBytes(tab: Tab) {
   const finished = new Map<string, number>();
@@ -215,57 +142,34 @@ async function runOnce(
   // On the phone's size, throttled link, and the machine's own CPU: the stalls are the link's.
   const tab = await browser.tab(PHONE, { link: scenario.link, slowCpu: false });
   try {
-    const { cookie, empresa, nombres } = await signedIn({ ...site, origin: server.origin });
-    await tab.setCookies(server.origin, cookie);
-    await tab.beforeScripts(watchPage, { username: site.username, empresa, nombres });
+    const url = `${server.origin}${site.base}/VideoPlayer`;
+    const visitor = await returningVisitor({ ...site, origin: server.origin });
+    const watch = await watchVideo(tab, url, visitor, 'loadstart');
     const bytes = countBytes(tab);
-    await tab.navigate(`${server.origin}${site.base}/VideoPlayer`, false);
+    await tab.navigate(url, false);
     const startedAt = Date.now();
     let seekMs: number | null = null;
     let heightBeforeDrop: number | null = null;
-    if (scenario.dropTo || scenario.seek)
-      await tab.waitFor(() => window.__adaptiveWatch?.firstFrameAt != null, WATCH_MS);
+    if (scenario.dropTo || scenario.seek) await watch.firstFrame(WATCH_MS);
     if (scenario.dropTo) {
-      const frameAt = await tab.evaluate(() => window.__adaptiveWatch?.firstFrameAt ?? 0);
-      await sleep(Math.max(0, frameAt + DROP_AT_MS - (Date.now() - startedAt)));
-      heightBeforeDrop = await tab.evaluate(() => window.__adaptiveWatch?.heightAtEnd ?? null);
+      const { firstFrameAt } = await watch.read();
+      await sleep(Math.max(0, (firstFrameAt ?? 0) + DROP_AT_MS - (Date.now() - startedAt)));
+      heightBeforeDrop = (await watch.read()).heightAtEnd;
       await tab.throttle(scenario.dropTo);
     }
     if (scenario.seek) {
       await sleep(3_000);
-      seekMs = await tab.evaluate(async (fraction: number) => {
-        const video = document.querySelector('video');
-        if (!video) return null;
-        // The page may be between the MP4 and hls.js: wait until the adaptive video plays.
-        const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
-        for (let waited = 0; !ready() && waited < 20_000; waited += 100)
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        if (!ready()) return null;
-        const target = video.duration * fraction;
-        const asked = performance.now();
-        video.currentTime = target;
-        return new Promise<number | null>((resolve) => {
-          const timer = setTimeout(() => resolve(null), 15_000);
-          const check: VideoFrameRequestCallback = (now, frame) => {
-            if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
-            clearTimeout(timer);
-            resolve((frame.presentationTime || now) - asked);
-          };
-          video.requestVideoFrameCallback(check);
-        });
-      }, SEEK_FRACTION);
-      const { down, up } = bytes();
-      const watch = await tab.evaluate(() => window.__adaptiveWatch!);
-      return { ...watch, down, up, stillStalled: false, seekMs, heightBeforeDrop };
+      const seek = await watch.seek(SEEK_FRACTION);
+      seekMs = seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null;
+      return { ...(await watch.read()), ...bytes(), stillStalled: false, seekMs, heightBeforeDrop };
     }
     await sleep(Math.max(0, WATCH_MS - (Date.now() - startedAt)));
-    const watch = await tab.evaluate(() => window.__adaptiveWatch!);
+    const state = await watch.read();
     const stillStalled = await tab.evaluate(() => {
       const video = document.querySelector('video');
       return !!video && !video.paused && video.readyState < 3;
     });
-    const { down, up } = bytes();
-    return { ...watch, down, up, stillStalled, seekMs, heightBeforeDrop };
+    return { ...state, ...bytes(), stillStalled, seekMs, heightBeforeDrop };
   } finally {
     await tab.close();
   }

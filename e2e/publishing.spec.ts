@@ -33,7 +33,7 @@ async function publishAndServe() {
   watchedSource = join(work, 'watched.mp4');
   nextSource = join(work, 'next.mp4');
   makeClip(watchedSource, WATCHED_S);
-  makeClip(nextSource, NEXT_S, '640x360', 660);
+  makeClip(nextSource, NEXT_S, { tone: 660 });
   await prepareVideo(watchedSource, media, { preset: 'ultrafast' });
   server = await startServer({
     NODE_ENV: 'test',

@@ -8,11 +8,11 @@
  * The source and its publish are cached under bench-results/adaptive/ (making them takes minutes).
  * Each scenario runs once per kind: runs vary by a few seconds of media position (see the notes).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PUBLISHED } from '../../config/media-layout';
 import { prepareVideo } from '../prepare-video';
+import { makeClip } from '../test-clip';
 import type { RunningServer } from '../test-server';
 import {
   FAST_3G,
@@ -63,24 +63,7 @@ function ensureSource(): void {
   if (existsSync(SOURCE)) return;
   mkdirSync(CACHE, { recursive: true });
   console.log(`  making a ${SOURCE_S} s 1280×720 source (minutes, cached in ${CACHE})`);
-  const result = spawnSync(
-    'ffmpeg',
-    [
-      ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'],
-      ...[
-        '-f',
-        'lavfi',
-        '-i',
-        `testsrc2=size=1280x720:rate=30:duration=${SOURCE_S},noise=alls=30:allf=t+u`,
-      ],
-      ...['-f', 'lavfi', '-i', `sine=frequency=300:duration=${SOURCE_S}`],
-      ...['-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2800k', '-maxrate', '3000k'],
-      ...['-bufsize', '6000k', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
-      ...['-movflags', '+faststart', SOURCE],
-    ],
-    { stdio: 'inherit' },
-  );
-  if (result.status !== 0) throw new Error('ffmpeg could not make the bench source');
+  makeClip(SOURCE, SOURCE_S, { size: '1280x720', fps: 30, tone: 300, noisyKbps: 2800 });
 }
 
 async function ensurePublished(): Promise<void> {

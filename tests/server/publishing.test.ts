@@ -81,7 +81,7 @@ beforeAll(() => {
   clipA = join(work, 'a.mp4');
   clipB = join(work, 'b.mp4');
   makeClip(clipA, 8);
-  makeClip(clipB, 12, '640x360', 660);
+  makeClip(clipB, 12, { tone: 660 });
   // What a copy cut off halfway leaves: the header whole, half the data missing.
   const bytes = readFileSync(SAMPLE);
   half = join(work, 'sample-half.mp4');

@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PUBLISHED } from '../../config/media-layout';
+import { CURRENT_FILE, PUBLISHED, parsePointer } from '../../config/media-layout';
 import { prepareVideo } from '../prepare-video';
 import { makeClip } from '../test-clip';
 import type { RunningServer } from '../test-server';
@@ -66,10 +66,14 @@ function ensureSource(): void {
   makeClip(SOURCE, SOURCE_S, { size: '1280x720', fps: 30, tone: 300, noisyKbps: 2800 });
 }
 
-async function ensurePublished(): Promise<void> {
-  if (existsSync(join(PUBLISHED_DIR, PUBLISHED.master))) return;
-  console.log('  publishing it with prepare-video (minutes, cached)');
-  await prepareVideo(SOURCE, PUBLISHED_DIR);
+/** Publishes the source (once); the folder of the publish served (prepare-video's versions). */
+async function ensurePublished(): Promise<string> {
+  const current = join(PUBLISHED_DIR, CURRENT_FILE);
+  if (!existsSync(current)) {
+    console.log('  publishing it with prepare-video (minutes, cached)');
+    await prepareVideo(SOURCE, PUBLISHED_DIR);
+  }
+  return join(PUBLISHED_DIR, parsePointer(readFileSync(current, 'utf8'))!.version);
 }
 
 /** Bytes per finished request (encodedDataLength), received bytes for unfinished ones; headers sent. */
@@ -201,10 +205,8 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
     },
     async run(signal) {
       ensureSource();
-      await ensurePublished();
-      const manifest = JSON.parse(
-        readFileSync(join(PUBLISHED_DIR, PUBLISHED.manifest), 'utf8'),
-      ) as {
+      const published = await ensurePublished();
+      const manifest = JSON.parse(readFileSync(join(published, PUBLISHED.manifest), 'utf8')) as {
         rungs: { height: number; averageBandwidth: number }[];
       };
       console.log(

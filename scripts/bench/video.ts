@@ -46,7 +46,7 @@ interface RunResult {
   seek: Seek | null;
 }
 
-function readHeader(headers: Record<string, unknown>, name: string): string | undefined {
+function header(headers: Record<string, unknown>, name: string): string | undefined {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
   return key === undefined ? undefined : String(headers[key]);
 }
@@ -78,9 +78,9 @@ function trackMedia(tab: Tab) {
     const request = requests.get(event.requestId);
     if (!request) return;
     const range = /bytes (\d+)-\d+\/(\d+)/.exec(
-      readHeader(event.response.headers, 'content-range') ?? '',
+      header(event.response.headers, 'content-range') ?? '',
     );
-    const length = Number(readHeader(event.response.headers, 'content-length'));
+    const length = Number(header(event.response.headers, 'content-length'));
     if (range) {
       request.start = request.offset = Number(range[1]);
       fileSize = Number(range[2]);
@@ -187,17 +187,6 @@ function figuresOf(run: RunResult): RunFigures {
   };
 }
 
-function describeRun(run: RunResult, figures: RunFigures): string {
-  const { state } = run;
-  return [
-    `video request ${seconds(run.requests[0]?.sentAt ?? null)}`,
-    `metadata ${seconds(state.metadataAt)}`,
-    `first frame ${seconds(figures.frame)}${state.benchStartedPlayback ? ' (play pressed by the bench at metadata: the app does not autoplay)' : ''}`,
-    `by then ${figures.startBytes === null ? '-' : kilobytes(figures.startBytes)}`,
-    `seek: ${figures.seekRangeAt === null ? 'no new request' : `Range from ${(100 * figures.seekRangeAt).toFixed(0)} %`}, frame after ${seconds(figures.seekFrame)}${figures.seekPlays ? ', plays on' : ', does not play on'}`,
-  ].join(', ');
-}
-
 export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 'seek' | 'between'> {
   const share = atMost(START_BUDGET * 100, (n) => `${n} % of file`);
   return {
@@ -222,7 +211,6 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
         await browser.close();
       }
       const figures = runs.map(figuresOf);
-      runs.forEach((run, i) => console.log(`  run ${i + 1}: ${describeRun(run, figures[i]!)}`));
       const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
       const frame = median(figures.map((f) => f.frame));
       const startBytes = median(figures.map((f) => f.startBytes));
@@ -246,7 +234,7 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
           value: frame === null ? 'no frame' : seconds(frame),
           measured: frame,
           unit: 'ms',
-          note: `${list((f) => f.frame, seconds)}; ${describeRun(runs[0]!, figures[0]!)}`,
+          note: `${list((f) => f.frame, seconds)}; play pressed by the bench at metadata: ${runs.every((run) => run.state.benchStartedPlayback) ? 'yes (the app does not autoplay)' : 'no'}`,
         },
         start: {
           ...ofFile(startBytes),

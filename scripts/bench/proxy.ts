@@ -5,7 +5,7 @@
  * serving processes spent per GB (from /proc/<pid>/stat), the login page's p99 meanwhile, and
  * failed requests.
  */
-import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
@@ -115,7 +115,7 @@ export function proxyMeasurement(site: Site): Measurement<Key> {
       failed: { figure: 'Failed requests, nginx | straight', target: exactly(0) },
     },
     async run(signal) {
-      const { dir } = await publishTestClip(36);
+      const { dir, manifest } = await publishTestClip(36);
       const server = await startBenchServer(site.password, {
         env: { MEDIA_DIR: dir, DIST_DIR: site.distDir },
         logFile: 'reports/bench-server-proxy.log',
@@ -132,8 +132,9 @@ export function proxyMeasurement(site: Site): Measurement<Key> {
       };
       signal.addEventListener('abort', () => void stop(), { once: true });
       try {
-        const rung = readdirSync(dir).find((name) => statSync(join(dir, name)).isDirectory())!;
-        const segments = readdirSync(join(dir, rung))
+        // The lowest rung, inside the publish's version folder.
+        const rung = manifest.rungs.at(-1)!.dir;
+        const segments = readdirSync(join(dir, manifest.version, rung))
           .filter((name) => name.endsWith('.m4s'))
           .map((name) => `/api/video/hls/${rung}/${name}`);
         const login = (origin: string) =>

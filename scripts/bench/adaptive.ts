@@ -11,9 +11,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CURRENT_FILE, PUBLISHED, parsePointer } from '../../config/media-layout';
-import { prepareVideo } from '../prepare-video';
-import { makeClip } from '../test-clip';
-import type { RunningServer } from '../test-server';
+import { prepareVideo } from '../ops/prepare-video';
+import { makeClip } from '../test-support/test-clip';
+import type { RunningServer } from '../test-support/test-server';
 import {
   FAST_3G,
   PHONE,

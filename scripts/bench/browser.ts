@@ -11,7 +11,7 @@
  */
 import CDP from 'chrome-remote-interface';
 import * as chromeLauncher from 'chrome-launcher';
-import { CHROMIUM_ARGS, findChromium } from '../find-chromium.mjs';
+import { CHROMIUM_ARGS, findChromium } from '../test-support/find-chromium.mjs';
 
 /** DevTools' "Fast 3G" preset: 1.6 Mbit/s and 750 kbit/s at 90 %, 150 ms RTT × 3.75. */
 export const FAST_3G = {

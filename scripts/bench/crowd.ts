@@ -10,7 +10,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../../server/password';
-import { SIGNIN_PATH, send, signinBody, startServer, type Answer } from '../test-server';
+import {
+  SIGNIN_PATH,
+  send,
+  signinBody,
+  startServer,
+  type Answer,
+} from '../test-support/test-server';
 import {
   REFERENCE,
   atMost,

@@ -6,7 +6,7 @@
  */
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Result } from 'lighthouse';
-import { CHROMIUM_ARGS } from '../find-chromium.mjs';
+import { CHROMIUM_ARGS } from '../test-support/find-chromium.mjs';
 import { chromiumPath } from './browser';
 import { exactly, type Figure, type Measurement, type Reading, type Site } from './measure';
 

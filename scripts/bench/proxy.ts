@@ -1,5 +1,5 @@
 /**
- * The video bytes through the proxy (nginx over HTTPS, scripts/nginx.ts) and straight from one
+ * The video bytes through the proxy (nginx over HTTPS, scripts/ops/nginx.ts) and straight from one
  * instance (plain HTTP: the instance has no TLS of its own), in the same run: 200 simulated
  * viewers each fetching a published clip's segments at a 500 kbit/s pace; the CPU seconds the
  * serving processes spent per GB (from /proc/<pid>/stat), the login page's p99 meanwhile, and
@@ -9,9 +9,9 @@ import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
-import { startProxy, workerPids } from '../nginx';
-import { publishTestClip } from '../test-clip';
-import { signedIn } from '../test-server';
+import { startProxy, workerPids } from '../ops/nginx';
+import { publishTestClip } from '../test-support/test-clip';
+import { signedIn } from '../test-support/test-server';
 import { startBenchServer } from './load';
 import { atMost, exactly, quantile, REFERENCE, type Measurement, type Site } from './measure';
 

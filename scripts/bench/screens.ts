@@ -16,7 +16,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SESSION_KEY, newSession } from '../../machines/session';
-import { signedIn } from '../test-server';
+import { signedIn } from '../test-support/test-server';
 import { DESKTOP, PHONE, launchBrowser, type Browser, type Tab, type Viewport } from './browser';
 import {
   REFERENCE,

@@ -13,12 +13,12 @@ import {
   signedIn,
   startServer,
   type RunningServer,
-} from '../../scripts/test-server.js';
+} from '../../scripts/test-support/test-server.js';
 import { DEMO_PASSWORD, USERNAME } from './helpers.js';
 
 const DIST = 'dist';
 const TEXT = /\.(html|js|mjs|css|svg|vtt|json|txt|webmanifest|xml)$/;
-/** The build skips smaller files on purpose (scripts/precompress.ts): headers cost more. */
+/** The build skips smaller files on purpose (scripts/build/precompress.ts): headers cost more. */
 const TINY_BYTES = 512;
 const AS_A_BROWSER = { 'accept-encoding': 'br, gzip' };
 const { basePath } = clientConfig(process.env);

@@ -17,7 +17,7 @@
 import autocannon, { type Request } from 'autocannon';
 import { readdirSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { quantile } from './bench/measure';
+import { quantile } from '../bench/measure';
 import { buildIfMissing, residentBytes, send, signIn, signedIn, startServer } from './test-server';
 
 const DURATION_S = Number(process.env.LOAD_SECONDS ?? 30);

@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Manifest } from '../config/media-layout.js';
-import { prepareVideo } from './prepare-video.js';
+import type { Manifest } from '../../config/media-layout.js';
+import { prepareVideo } from '../ops/prepare-video.js';
 
 export interface ClipOptions {
   size?: string;

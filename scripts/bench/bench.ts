@@ -10,21 +10,21 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { adaptiveMeasurement } from './bench/adaptive';
-import { chromiumPath, describeConditions } from './bench/browser';
-import { bundleMeasurement } from './bench/bundle';
-import { crowdMeasurement } from './bench/crowd';
-import { lighthouseMeasurement } from './bench/lighthouse';
+import { adaptiveMeasurement } from './adaptive';
+import { chromiumPath, describeConditions } from './browser';
+import { bundleMeasurement } from './bundle';
+import { crowdMeasurement } from './crowd';
+import { lighthouseMeasurement } from './lighthouse';
 import {
   BENCH_SERVER_ENV,
   SERVER_LOG,
   describeLoad,
   loadMeasurement,
   startBenchServer,
-} from './bench/load';
-import { proxyMeasurement } from './bench/proxy';
-import { redisMeasurement } from './bench/redis';
-import { runMeasurement, type Measurement, type Site } from './bench/measure';
+} from './load';
+import { proxyMeasurement } from './proxy';
+import { redisMeasurement } from './redis';
+import { runMeasurement, type Measurement, type Site } from './measure';
 import {
   formatConditions,
   formatNotes,
@@ -32,11 +32,11 @@ import {
   writeReport,
   type Report,
   type Row,
-} from './bench/report';
-import { screensMeasurement } from './bench/screens';
-import { videoMeasurement } from './bench/video';
-import { clientConfig } from '../config/settings';
-import { build } from './test-server';
+} from './report';
+import { screensMeasurement } from './screens';
+import { videoMeasurement } from './video';
+import { clientConfig } from '../../config/settings';
+import { build } from '../test-support/test-server';
 
 const REPORT_JSON = 'reports/bench.json';
 const REPORT_MD = 'reports/bench.md';

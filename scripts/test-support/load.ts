@@ -68,7 +68,8 @@ async function streams(origin: string, cookie: string, size: number, seconds: nu
     video.latencies.push(ms);
   });
   instance.on('reqError', (error: Error) => fail(`video: ${error.message}`));
-  await instance;
+  const { timeouts } = await instance;
+  if (timeouts) fail(`${timeouts} video requests got no answer in 10 s`);
   return video;
 }
 

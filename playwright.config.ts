@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, findChromium } from './scripts/find-chromium.mjs';
+import { CHROMIUM_ARGS, findChromium } from './scripts/test-support/find-chromium.mjs';
 
 const executablePath = findChromium() ?? undefined;
 /** Specs with a project of their own. */

@@ -2,9 +2,9 @@ import react from '@vitejs/plugin-react';
 import browserslistToEsbuild from 'browserslist-to-esbuild';
 import { defineConfig } from 'vitest/config';
 import { clientConfig as readClientConfig } from './config/settings.ts';
-import { inlineEntryCssPlugin } from './scripts/inline-css.ts';
-import { precompressPlugin } from './scripts/precompress.ts';
-import { prerenderPlugin } from './scripts/prerender.ts';
+import { inlineEntryCssPlugin } from './scripts/build/inline-css.ts';
+import { precompressPlugin } from './scripts/build/precompress.ts';
+import { prerenderPlugin } from './scripts/build/prerender.ts';
 
 const clientConfig = readClientConfig(process.env);
 

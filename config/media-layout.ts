@@ -12,7 +12,7 @@ export const PUBLISHED = {
 } as const;
 
 /**
- * The app's access check for a proxy that serves the video bytes itself (scripts/nginx.ts):
+ * The app's access check for a proxy that serves the video bytes itself (scripts/ops/nginx.ts):
  * 204 for a live session, with the publish's folder (relative to MEDIA_DIR) in MEDIA_DIR_HEADER;
  * 401 and 503 exactly as the video routes answer them.
  */
@@ -161,5 +161,5 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
 /** The id of the JSON element in index.html that holds it. */
 export const MEDIA_INFO_ID = 'media-info';
 
-/** That element as the build writes it (scripts/prerender.ts) and the server fills it. */
+/** That element as the build writes it (scripts/build/prerender.ts) and the server fills it. */
 export const MEDIA_INFO_ELEMENT = `<script type="application/json" id="${MEDIA_INFO_ID}">null</script>`;

@@ -1,7 +1,7 @@
 /**
  * Every setting of the site, declared once: name, default, parser, who reads it and what it
  * means. The server's config (server/config.ts), the client's build-time config
- * (vite.config.ts), `npm start`'s rebuild check (scripts/build-check.ts) and the table in
+ * (vite.config.ts), `npm start`'s rebuild check (scripts/build/build-check.ts) and the table in
  * docs/configuration.md (kept equal by tests/config/settings.test.ts) all come from this table.
  *
  * Unset means the default; set-but-empty is a value (and usually a mistake, reported), except
@@ -17,7 +17,7 @@ import { parsePasswordHash } from './password-hash.js';
 
 /**
  * Who reads a setting: the server at start, the build (a change needs a new build), both, or
- * the proxy (`npm run proxy`, scripts/proxy.ts).
+ * the proxy (`npm run proxy`, scripts/ops/proxy.ts).
  */
 type Reader = 'server' | 'build' | 'both' | 'proxy';
 

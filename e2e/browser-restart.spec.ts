@@ -8,7 +8,7 @@ import { chromium, type BrowserContext } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
+import { CHROMIUM_ARGS, findChromium } from '../scripts/test-support/find-chromium.mjs';
 import { expect, login, visitorTest as test } from './fixtures';
 import { BASE, url } from './site';
 import { EMPRESA, NOMBRES } from '../tests/model/model';

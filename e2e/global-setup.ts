@@ -5,8 +5,8 @@
  */
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { publishTestClip } from '../scripts/test-clip';
-import { buildIfMissing, startServer } from '../scripts/test-server';
+import { publishTestClip } from '../scripts/test-support/test-clip';
+import { buildIfMissing, startServer } from '../scripts/test-support/test-server';
 import { hashPassword } from '../server/password';
 import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 import { writePathsFile } from '../tests/model/paths-file';

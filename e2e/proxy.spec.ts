@@ -1,5 +1,5 @@
 /**
- * The deployment as the company runs it: Debian's nginx over HTTPS (scripts/nginx.ts, a
+ * The deployment as the company runs it: Debian's nginx over HTTPS (scripts/ops/nginx.ts, a
  * self-signed pair) in front of two built instances on one redis-server, with a published clip.
  * A visitor watches through the proxy; the instances' metrics show who served what.
  */
@@ -7,10 +7,10 @@ import { expect, test, type Page } from '@playwright/test';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { rmSync } from 'node:fs';
-import { freePort, startProxy, type RunningProxy } from '../scripts/nginx';
-import { startRedis, type RedisServer } from '../scripts/redis-server';
-import { publishTestClip } from '../scripts/test-clip';
-import { startServer, type RunningServer } from '../scripts/test-server';
+import { freePort, startProxy, type RunningProxy } from '../scripts/ops/nginx';
+import { startRedis, type RedisServer } from '../scripts/test-support/redis-server';
+import { publishTestClip } from '../scripts/test-support/test-clip';
+import { startServer, type RunningServer } from '../scripts/test-support/test-server';
 import { hashPassword } from '../server/password';
 import { BASE, E2E_PASSWORD } from './site';
 

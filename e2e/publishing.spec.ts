@@ -8,9 +8,9 @@ import type { Page } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareVideo } from '../scripts/prepare-video';
-import { makeClip } from '../scripts/test-clip';
-import { startServer, type RunningServer } from '../scripts/test-server';
+import { prepareVideo } from '../scripts/ops/prepare-video';
+import { makeClip } from '../scripts/test-support/test-clip';
+import { startServer, type RunningServer } from '../scripts/test-support/test-server';
 import { hashPassword } from '../server/password';
 import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 import { expect, test } from './fixtures';
@@ -33,7 +33,7 @@ async function publishAndServe() {
   watchedSource = join(work, 'watched.mp4');
   nextSource = join(work, 'next.mp4');
   makeClip(watchedSource, WATCHED_S);
-  makeClip(nextSource, NEXT_S, '640x360', 660);
+  makeClip(nextSource, NEXT_S, { tone: 660 });
   await prepareVideo(watchedSource, media, { preset: 'ultrafast' });
   server = await startServer({
     NODE_ENV: 'test',

@@ -7,8 +7,8 @@
 import { expect, test } from '@playwright/test';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { startRedis, type RedisServer } from '../scripts/redis-server';
-import { startServer, type RunningServer } from '../scripts/test-server';
+import { startRedis, type RedisServer } from '../scripts/test-support/redis-server';
+import { startServer, type RunningServer } from '../scripts/test-support/test-server';
 import { hashPassword } from '../server/password';
 import { BASE, E2E_PASSWORD, WRONG_PASSWORD } from './site';
 

@@ -8,7 +8,7 @@ import type { ServerConfig } from './config.js';
 
 /**
  * The CSP sources of the inline elements the build put into index.html: the login's CSS
- * (`<style>`, scripts/inline-css.ts) and the boot script (`<script>`, scripts/prerender.ts).
+ * (`<style>`, scripts/build/inline-css.ts) and the boot script (`<script>`, scripts/build/prerender.ts).
  * Exactly those bytes may run or apply, nothing else inline. Read once at start: a new build
  * means a restart. Without a build there are none.
  */

@@ -1,5 +1,5 @@
 /**
- * The two screens as the build writes them into index.html (scripts/prerender.ts): the very
+ * The two screens as the build writes them into index.html (scripts/build/prerender.ts): the very
  * components the app renders, at their routes, so that React hydrates them as they are. Runs at
  * build time, in Node.
  */

@@ -16,9 +16,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { Browser as Puppeteer, BrowserContext, Page } from 'puppeteer-core';
 import puppeteer from 'puppeteer-core';
-import { CHROMIUM_ARGS, findChromium } from '../../scripts/find-chromium.mjs';
-import { findFirefox, findMiniBrowser } from '../../scripts/find-engines.mjs';
-import { freePort } from '../../scripts/test-server';
+import { CHROMIUM_ARGS, findChromium } from '../../scripts/test-support/find-chromium.mjs';
+import { findFirefox, findMiniBrowser } from '../../scripts/test-support/find-engines.mjs';
+import { freePort } from '../../scripts/test-support/test-server';
 
 export type EngineName = 'chromium' | 'firefox' | 'webkit';
 export const ENGINE_NAMES: EngineName[] = ['chromium', 'firefox', 'webkit'];

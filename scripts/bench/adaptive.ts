@@ -8,12 +8,12 @@
  * The source and its publish are cached under bench-results/adaptive/ (making them takes minutes).
  * Each scenario runs once per kind: runs vary by a few seconds of media position (see the notes).
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PUBLISHED } from '../../config/media-layout';
-import { prepareVideo } from '../prepare-video';
-import { signedIn, type RunningServer } from '../test-server';
+import { CURRENT_FILE, PUBLISHED, parsePointer } from '../../config/media-layout';
+import { prepareVideo } from '../ops/prepare-video';
+import { makeClip } from '../test-support/test-clip';
+import type { RunningServer } from '../test-support/test-server';
 import {
   FAST_3G,
   PHONE,
@@ -24,6 +24,8 @@ import {
   type Tab,
 } from './browser';
 import { startBenchServer } from './load';
+import { returningVisitor } from './screens';
+import { watchVideo, type Watch } from './watch-video';
 import {
   atLeast,
   atMost,
@@ -61,105 +63,17 @@ function ensureSource(): void {
   if (existsSync(SOURCE)) return;
   mkdirSync(CACHE, { recursive: true });
   console.log(`  making a ${SOURCE_S} s 1280×720 source (minutes, cached in ${CACHE})`);
-  const result = spawnSync(
-    'ffmpeg',
-    [
-      ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'],
-      ...[
-        '-f',
-        'lavfi',
-        '-i',
-        `testsrc2=size=1280x720:rate=30:duration=${SOURCE_S},noise=alls=30:allf=t+u`,
-      ],
-      ...['-f', 'lavfi', '-i', `sine=frequency=300:duration=${SOURCE_S}`],
-      ...['-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2800k', '-maxrate', '3000k'],
-      ...['-bufsize', '6000k', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
-      ...['-movflags', '+faststart', SOURCE],
-    ],
-    { stdio: 'inherit' },
-  );
-  if (result.status !== 0) throw new Error('ffmpeg could not make the bench source');
+  makeClip(SOURCE, SOURCE_S, { size: '1280x720', fps: 30, tone: 300, noisyKbps: 2800 });
 }
 
-async function ensurePublished(): Promise<void> {
-  if (existsSync(join(PUBLISHED_DIR, PUBLISHED.master))) return;
-  console.log('  publishing it with prepare-video (minutes, cached)');
-  await prepareVideo(SOURCE, PUBLISHED_DIR);
-}
-
-/** What the page records, in ms since navigation start. */
-interface Watch {
-  firstFrameAt: number | null;
-  stalls: number;
-  stalledMs: number;
-  /** Time-weighted sum of videoHeight while playing, and the time it covers. */
-  heightMs: number;
-  playingMs: number;
-  heightAtEnd: number;
-  currentTime: number;
-}
-
-declare global {
-  interface Window {
-    __adaptiveWatch?: Watch;
+/** Publishes the source (once); the folder of the publish served (prepare-video's versions). */
+async function ensurePublished(): Promise<string> {
+  const current = join(PUBLISHED_DIR, CURRENT_FILE);
+  if (!existsSync(current)) {
+    console.log('  publishing it with prepare-video (minutes, cached)');
+    await prepareVideo(SOURCE, PUBLISHED_DIR);
   }
-}
-
-/** Runs in the page before its scripts: the stored session, play at once, then watch. */
-function watchPage(session: { username: string; empresa: string; nombres: string }) {
-  try {
-    const timestamp = Math.floor(Date.now() / 1000);
-    localStorage.setItem('session', JSON.stringify({ loggedIn: true, timestamp, ...session }));
-  } catch {
-    return;
-  }
-  const watch: Watch = {
-    firstFrameAt: null,
-    stalls: 0,
-    stalledMs: 0,
-    heightMs: 0,
-    playingMs: 0,
-    heightAtEnd: 0,
-    currentTime: 0,
-  };
-  window.__adaptiveWatch = watch;
-  let video: HTMLVideoElement | null = null;
-  let waitingSince: number | null = null;
-  let last = performance.now();
-  addEventListener(
-    'loadstart',
-    (event) => {
-      if (video || !(event.target instanceof HTMLVideoElement)) return;
-      video = event.target;
-      const element = video;
-      element.requestVideoFrameCallback((now, frame) => {
-        watch.firstFrameAt ??= frame.presentationTime || now;
-      });
-      element.muted = true;
-      void element.play().catch(() => undefined);
-      element.addEventListener('waiting', () => {
-        if (watch.firstFrameAt !== null && waitingSince === null) waitingSince = performance.now();
-      });
-      element.addEventListener('playing', () => {
-        if (waitingSince === null) return;
-        watch.stalls += 1;
-        watch.stalledMs += performance.now() - waitingSince;
-        waitingSince = null;
-      });
-    },
-    true,
-  );
-  setInterval(() => {
-    const now = performance.now();
-    if (video && !video.paused && video.readyState >= 3 && waitingSince === null) {
-      watch.heightMs += (now - last) * Math.min(video.videoHeight, video.videoWidth);
-      watch.playingMs += now - last;
-    }
-    last = now;
-    if (!video) return;
-    watch.heightAtEnd = Math.min(video.videoHeight, video.videoWidth);
-    watch.currentTime = video.currentTime;
-  }, 250);
+  return join(PUBLISHED_DIR, parsePointer(readFileSync(current, 'utf8'))!.version);
 }
 
 /** Bytes per finished request (encodedDataLength), received bytes for unfinished ones; headers sent. */
@@ -215,57 +129,34 @@ async function runOnce(
   // On the phone's size, throttled link, and the machine's own CPU: the stalls are the link's.
   const tab = await browser.tab(PHONE, { link: scenario.link, slowCpu: false });
   try {
-    const { cookie, empresa, nombres } = await signedIn({ ...site, origin: server.origin });
-    await tab.setCookies(server.origin, cookie);
-    await tab.beforeScripts(watchPage, { username: site.username, empresa, nombres });
+    const url = `${server.origin}${site.base}/VideoPlayer`;
+    const visitor = await returningVisitor({ ...site, origin: server.origin });
+    const watch = await watchVideo(tab, url, visitor, 'loadstart');
     const bytes = countBytes(tab);
-    await tab.navigate(`${server.origin}${site.base}/VideoPlayer`, false);
+    await tab.navigate(url, false);
     const startedAt = Date.now();
     let seekMs: number | null = null;
     let heightBeforeDrop: number | null = null;
-    if (scenario.dropTo || scenario.seek)
-      await tab.waitFor(() => window.__adaptiveWatch?.firstFrameAt != null, WATCH_MS);
+    if (scenario.dropTo || scenario.seek) await watch.firstFrame(WATCH_MS);
     if (scenario.dropTo) {
-      const frameAt = await tab.evaluate(() => window.__adaptiveWatch?.firstFrameAt ?? 0);
-      await sleep(Math.max(0, frameAt + DROP_AT_MS - (Date.now() - startedAt)));
-      heightBeforeDrop = await tab.evaluate(() => window.__adaptiveWatch?.heightAtEnd ?? null);
+      const { firstFrameAt } = await watch.read();
+      await sleep(Math.max(0, (firstFrameAt ?? 0) + DROP_AT_MS - (Date.now() - startedAt)));
+      heightBeforeDrop = (await watch.read()).heightAtEnd;
       await tab.throttle(scenario.dropTo);
     }
     if (scenario.seek) {
       await sleep(3_000);
-      seekMs = await tab.evaluate(async (fraction: number) => {
-        const video = document.querySelector('video');
-        if (!video) return null;
-        // The page may be between the MP4 and hls.js: wait until the adaptive video plays.
-        const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
-        for (let waited = 0; !ready() && waited < 20_000; waited += 100)
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        if (!ready()) return null;
-        const target = video.duration * fraction;
-        const asked = performance.now();
-        video.currentTime = target;
-        return new Promise<number | null>((resolve) => {
-          const timer = setTimeout(() => resolve(null), 15_000);
-          const check: VideoFrameRequestCallback = (now, frame) => {
-            if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
-            clearTimeout(timer);
-            resolve((frame.presentationTime || now) - asked);
-          };
-          video.requestVideoFrameCallback(check);
-        });
-      }, SEEK_FRACTION);
-      const { down, up } = bytes();
-      const watch = await tab.evaluate(() => window.__adaptiveWatch!);
-      return { ...watch, down, up, stillStalled: false, seekMs, heightBeforeDrop };
+      const seek = await watch.seek(SEEK_FRACTION);
+      seekMs = seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null;
+      return { ...(await watch.read()), ...bytes(), stillStalled: false, seekMs, heightBeforeDrop };
     }
     await sleep(Math.max(0, WATCH_MS - (Date.now() - startedAt)));
-    const watch = await tab.evaluate(() => window.__adaptiveWatch!);
+    const state = await watch.read();
     const stillStalled = await tab.evaluate(() => {
       const video = document.querySelector('video');
       return !!video && !video.paused && video.readyState < 3;
     });
-    const { down, up } = bytes();
-    return { ...watch, down, up, stillStalled, seekMs, heightBeforeDrop };
+    return { ...state, ...bytes(), stillStalled, seekMs, heightBeforeDrop };
   } finally {
     await tab.close();
   }
@@ -314,10 +205,8 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
     },
     async run(signal) {
       ensureSource();
-      await ensurePublished();
-      const manifest = JSON.parse(
-        readFileSync(join(PUBLISHED_DIR, PUBLISHED.manifest), 'utf8'),
-      ) as {
+      const published = await ensurePublished();
+      const manifest = JSON.parse(readFileSync(join(published, PUBLISHED.manifest), 'utf8')) as {
         rungs: { height: number; averageBandwidth: number }[];
       };
       console.log(
@@ -331,7 +220,7 @@ export function adaptiveMeasurement(site: Site): Measurement<Key> {
         env: { VIDEO_FILE: SOURCE },
         logFile: 'reports/bench-single-server.log',
       });
-      const browser = launchBrowser(signal);
+      const browser = await launchBrowser(signal);
       const results: Record<string, { adaptive: RunResult; single: RunResult }> = {};
       try {
         const scenarios = {

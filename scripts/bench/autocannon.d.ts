@@ -1,4 +1,4 @@
-/** The part of autocannon 8's programmatic API the bench uses (the package ships no types). */
+/** The part of autocannon 8's programmatic API the bench and the load test use (the package ships no types). */
 declare module 'autocannon' {
   import type { EventEmitter } from 'node:events';
 
@@ -8,6 +8,13 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+    /** Called with every answer; autocannon keeps the body for it. */
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => void;
   }
 
   export interface Options {

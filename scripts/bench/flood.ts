@@ -7,7 +7,7 @@
  * Half carry the right password, half a wrong one.
  */
 import autocannon, { type Request } from 'autocannon';
-import { SIGNIN_PATH, signinBody } from '../test-server';
+import { SIGNIN_PATH, signinBody } from '../test-support/test-server';
 
 export interface FloodOptions {
   origin: string;

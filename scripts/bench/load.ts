@@ -13,7 +13,12 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { hashPassword } from '../../server/password';
-import { residentBytes, signedIn, startServer, type RunningServer } from '../test-server';
+import {
+  residentBytes,
+  signedIn,
+  startServer,
+  type RunningServer,
+} from '../test-support/test-server';
 import type { FloodMessage, FloodOptions } from './flood';
 import { atMost, exactly, quantile, type Measurement, type Site } from './measure';
 

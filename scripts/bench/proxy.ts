@@ -1,5 +1,5 @@
 /**
- * The video bytes through the proxy (nginx over HTTPS, scripts/nginx.ts) and straight from one
+ * The video bytes through the proxy (nginx over HTTPS, scripts/ops/nginx.ts) and straight from one
  * instance (plain HTTP: the instance has no TLS of its own), in the same run: 200 simulated
  * viewers each fetching a published clip's segments at a 500 kbit/s pace; the CPU seconds the
  * serving processes spent per GB (from /proc/<pid>/stat), the login page's p99 meanwhile, and
@@ -16,10 +16,10 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { RUNG_FILE_PATTERN } from '../../config/media-layout';
-import { startProxy, workerPids } from '../nginx';
-import { startRedis, type RedisServer } from '../redis-server';
-import { publishTestClip } from '../test-clip';
-import { SIGNIN_PATH, signedIn, type RunningServer } from '../test-server';
+import { startProxy, workerPids } from '../ops/nginx';
+import { startRedis, type RedisServer } from '../test-support/redis-server';
+import { publishTestClip } from '../test-support/test-clip';
+import { SIGNIN_PATH, signedIn, type RunningServer } from '../test-support/test-server';
 import { loadMeasurement, startBenchServer } from './load';
 import { atMost, exactly, quantile, REFERENCE, type Measurement, type Site } from './measure';
 import { STAGGER_MS, bothInstances } from './redis';

@@ -1,14 +1,14 @@
 /**
  * What sharing the state in Redis costs under a signin flood: the load measurement (load.ts, as
  * it is) on the bench's one in-memory instance, then on two instances sharing one redis-server
- * (a private one, scripts/redis-server.ts), flooded and probed at the same time, each as hard
+ * (a private one, scripts/test-support/redis-server.ts), flooded and probed at the same time, each as hard
  * as the single instance was (B starts 2 s after A). Same run, same machine: on 2 cores the two
  * instances also compete with each other for the CPU, which the single instance did not, and
  * both floods claim the same client addresses, which the shared limiter then sees as one.
  */
 import { randomBytes } from 'node:crypto';
-import { startRedis, type RedisServer } from '../redis-server';
-import type { RunningServer } from '../test-server';
+import { startRedis, type RedisServer } from '../test-support/redis-server';
+import type { RunningServer } from '../test-support/test-server';
 import { loadMeasurement, startBenchServer } from './load';
 import { exactly, type Measurement, type Reading, type Site } from './measure';
 

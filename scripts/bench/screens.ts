@@ -16,7 +16,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SESSION_KEY, newSession } from '../../machines/session';
-import { signedIn } from '../test-server';
+import { signedIn } from '../test-support/test-server';
 import { DESKTOP, PHONE, launchBrowser, type Browser, type Tab, type Viewport } from './browser';
 import {
   REFERENCE,
@@ -206,7 +206,7 @@ export function screensMeasurement(site: Site): Measurement<Key> {
       },
     },
     async run(signal) {
-      const browser = launchBrowser(signal);
+      const browser = await launchBrowser(signal);
       const bare = await startBarePageServer();
       signal.addEventListener('abort', () => bare.server.close(), { once: true });
       const login = `${site.origin}${site.base}/login`;

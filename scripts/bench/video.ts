@@ -17,35 +17,13 @@ import {
   type Measurement,
   type Site,
 } from './measure';
-import { comeBack, returningVisitor, type Visitor } from './screens';
+import { returningVisitor, type Visitor } from './screens';
+import { watchVideo, type Seek, type Watch } from './watch-video';
 
 const RUNS = 3;
 const FIRST_FRAME_WAIT_MS = 20_000;
 const SEEK_FRACTION = 0.8;
 const START_BUDGET = 0.1;
-
-/** What the page records, in ms since navigation start. */
-interface VideoState {
-  metadataAt: number | null;
-  firstFrameAt: number | null;
-  /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
-  benchStartedPlayback: boolean;
-}
-
-declare global {
-  interface Window {
-    __benchVideo?: VideoState;
-  }
-}
-
-interface Seek {
-  target: number;
-  requestedAt: number;
-  /** The first frame painted at or after the target, or null if none came in time. */
-  frameAt: number | null;
-  /** Playback went on a second past the target. */
-  playsOn: boolean;
-}
 
 /** A piece of the file as it arrived: where it sits in the file, and when. */
 interface Chunk {
@@ -61,83 +39,14 @@ interface MediaRequest {
 }
 
 interface RunResult {
-  state: VideoState;
+  state: Watch;
   fileSize: number | null;
   chunks: Chunk[];
   requests: MediaRequest[];
   seek: Seek | null;
 }
 
-/** Runs in the page before its scripts. Media events do not bubble, but they do capture. */
-function observeVideo() {
-  const state: VideoState = {
-    metadataAt: null,
-    firstFrameAt: null,
-    benchStartedPlayback: false,
-  };
-  window.__benchVideo = state;
-  const watched = new WeakSet<HTMLVideoElement>();
-  const onFrame: VideoFrameRequestCallback = (now, frame) => {
-    state.firstFrameAt ??= frame.presentationTime || now;
-  };
-  const onLoadStart = (event: Event) => {
-    const video = event.target;
-    if (!(video instanceof HTMLVideoElement) || watched.has(video)) return;
-    watched.add(video);
-    video.requestVideoFrameCallback(onFrame);
-  };
-  const onMetadata = (event: Event) => {
-    const video = event.target;
-    if (!(video instanceof HTMLVideoElement)) return;
-    state.metadataAt ??= performance.now();
-    // After the app's own handlers (this capture listener runs first): if nothing plays and
-    // no frame shows, press play now, as an eager visitor would.
-    setTimeout(() => {
-      if (state.firstFrameAt !== null || !video.paused || video.autoplay) return;
-      state.benchStartedPlayback = true;
-      video.muted = true;
-      void video.play().catch(() => undefined);
-    }, 0);
-  };
-  addEventListener('loadstart', onLoadStart, true);
-  addEventListener('loadedmetadata', onMetadata, true);
-}
-
-/** Runs in the page: seek, wait for a frame from the target, then for playback to go on. */
-async function seekAndPlay(fraction: number): Promise<Seek> {
-  const video = document.querySelector('video');
-  if (!video) return { target: 0, requestedAt: 0, frameAt: null, playsOn: false };
-  const target = video.duration * fraction;
-  const requestedAt = performance.now();
-  video.currentTime = target;
-  if (video.paused) {
-    video.muted = true;
-    void video.play().catch(() => undefined);
-  }
-  const frameAt = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => resolve(null), 15_000);
-    const check: VideoFrameRequestCallback = (now, frame) => {
-      if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
-      clearTimeout(timer);
-      resolve(frame.presentationTime || now);
-    };
-    video.requestVideoFrameCallback(check);
-  });
-  const playsOn =
-    frameAt !== null &&
-    (await new Promise<boolean>((resolve) => {
-      const giveUpAt = performance.now() + 10_000;
-      const poll = setInterval(() => {
-        const done = video.currentTime >= target + 1;
-        if (!done && performance.now() < giveUpAt) return;
-        clearInterval(poll);
-        resolve(done);
-      }, 100);
-    }));
-  return { target, requestedAt, frameAt, playsOn };
-}
-
-function readHeader(headers: Record<string, unknown>, name: string): string | undefined {
+function header(headers: Record<string, unknown>, name: string): string | undefined {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
   return key === undefined ? undefined : String(headers[key]);
 }
@@ -169,9 +78,9 @@ function trackMedia(tab: Tab) {
     const request = requests.get(event.requestId);
     if (!request) return;
     const range = /bytes (\d+)-\d+\/(\d+)/.exec(
-      readHeader(event.response.headers, 'content-range') ?? '',
+      header(event.response.headers, 'content-range') ?? '',
     );
-    const length = Number(readHeader(event.response.headers, 'content-length'));
+    const length = Number(header(event.response.headers, 'content-length'));
     if (range) {
       request.start = request.offset = Number(range[1]);
       fileSize = Number(range[2]);
@@ -213,16 +122,12 @@ async function playOnce(browser: Browser, site: Site, visitor: Visitor): Promise
   const tab = await browser.tab(PHONE);
   try {
     const url = `${site.origin}${site.base}/VideoPlayer`;
-    await comeBack(tab, url, visitor);
-    await tab.beforeScripts(observeVideo);
+    const watch = await watchVideo(tab, url, visitor, 'metadata');
     const media = trackMedia(tab);
     await tab.navigate(url, false);
-    const framed = await tab.waitFor(
-      () => window.__benchVideo?.firstFrameAt != null,
-      FIRST_FRAME_WAIT_MS,
-    );
-    const seek = framed ? await tab.evaluate(seekAndPlay, SEEK_FRACTION) : null;
-    const state = await tab.evaluate(() => window.__benchVideo!);
+    const framed = await watch.firstFrame(FIRST_FRAME_WAIT_MS);
+    const seek = framed ? await watch.seek(SEEK_FRACTION) : null;
+    const state = await watch.read();
     // The page counts from navigation start, which comes a little before the document request
     // that the protocol's times count from; on a busy machine by more than the few ms between a
     // seek and its request. Both are put on the page's clock.
@@ -282,17 +187,6 @@ function figuresOf(run: RunResult): RunFigures {
   };
 }
 
-function describeRun(run: RunResult, figures: RunFigures): string {
-  const { state } = run;
-  return [
-    `video request ${seconds(run.requests[0]?.sentAt ?? null)}`,
-    `metadata ${seconds(state.metadataAt)}`,
-    `first frame ${seconds(figures.frame)}${state.benchStartedPlayback ? ' (play pressed by the bench at metadata: the app does not autoplay)' : ''}`,
-    `by then ${figures.startBytes === null ? '-' : kilobytes(figures.startBytes)}`,
-    `seek: ${figures.seekRangeAt === null ? 'no new request' : `Range from ${(100 * figures.seekRangeAt).toFixed(0)} %`}, frame after ${seconds(figures.seekFrame)}${figures.seekPlays ? ', plays on' : ', does not play on'}`,
-  ].join(', ');
-}
-
 export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 'seek' | 'between'> {
   const share = atMost(START_BUDGET * 100, (n) => `${n} % of file`);
   return {
@@ -308,7 +202,7 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
       between: { figure: 'Video bytes fetched between 10 % and the seek point', target: share },
     },
     async run(signal) {
-      const browser = launchBrowser(signal);
+      const browser = await launchBrowser(signal);
       const visitor = await returningVisitor(site);
       const runs: RunResult[] = [];
       try {
@@ -317,7 +211,6 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
         await browser.close();
       }
       const figures = runs.map(figuresOf);
-      runs.forEach((run, i) => console.log(`  run ${i + 1}: ${describeRun(run, figures[i]!)}`));
       const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
       const frame = median(figures.map((f) => f.frame));
       const startBytes = median(figures.map((f) => f.startBytes));
@@ -341,7 +234,7 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
           value: frame === null ? 'no frame' : seconds(frame),
           measured: frame,
           unit: 'ms',
-          note: `${list((f) => f.frame, seconds)}; ${describeRun(runs[0]!, figures[0]!)}`,
+          note: `${list((f) => f.frame, seconds)}; play pressed by the bench at metadata in ${runs.filter((run) => run.state.benchStartedPlayback).length} of ${RUNS} runs (those where the app had not started it)`,
         },
         start: {
           ...ofFile(startBytes),

@@ -1,4 +1,4 @@
-/** The boot script's settings, which the build writes beside it as JSON (scripts/prerender.ts). */
+/** The boot script's settings, which the build writes beside it as JSON (scripts/build/prerender.ts). */
 export interface BootConfig {
   /** The app's module entry. */
   entry: string;

@@ -1,5 +1,5 @@
 /**
- * What index.html runs first, inline after #root (scripts/prerender.ts bundles it; the CSP
+ * What index.html runs first, inline after #root (scripts/build/prerender.ts bundles it; the CSP
  * allows it by its hash): it starts the app's bundle. For a returning visitor (a stored session
  * the machine will accept) it first shows the video screen's prerendered markup with the
  * greeting and starts its video (startVideo), and the bundle waits for the video's first bytes

@@ -1,5 +1,5 @@
 /**
- * The page's first script, built for ES2015 (scripts/prerender.ts) so that a browser below the
+ * The page's first script, built for ES2015 (scripts/build/prerender.ts) so that a browser below the
  * floor (docs/browsers.md) still runs it. Where the app cannot run, because the browser lacks
  * what the floor has or cannot parse the app at all, the page says so and names the browsers to
  * use, instead of a login whose button never wakes or a false network error.

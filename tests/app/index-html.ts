@@ -1,5 +1,5 @@
 /**
- * index.html as the build makes it (scripts/prerender.ts), for the tests of what it shows before
+ * index.html as the build makes it (scripts/build/prerender.ts), for the tests of what it shows before
  * the bundle runs: the screens prerendered by src/prerender.tsx, the boot's settings, and the
  * boot script itself (src/boot/boot.ts), run as the page runs it.
  */

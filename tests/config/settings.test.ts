@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clientConfig, settingsTableRows } from '../../config/settings';
-import { BUILD_INPUTS, SERVER_ENTRY, recordBuild, whyBuild } from '../../scripts/build-check';
+import { BUILD_INPUTS, SERVER_ENTRY, recordBuild, whyBuild } from '../../scripts/build/build-check';
 
 const REPO = join(import.meta.dirname, '../..');
 
@@ -74,12 +74,17 @@ describe("the README's scripts table", () => {
 describe("npm start's rebuild check", () => {
   function builtCopy(): string {
     const root = mkdtempSync(join(tmpdir(), 'build-check-'));
-    for (const file of ['dist/index.html', SERVER_ENTRY, 'scripts/prerender.ts', 'src/main.tsx']) {
+    for (const file of [
+      'dist/index.html',
+      SERVER_ENTRY,
+      'scripts/build/prerender.ts',
+      'src/main.tsx',
+    ]) {
       mkdirSync(dirname(join(root, file)), { recursive: true });
       writeFileSync(join(root, file), '');
     }
     const past = new Date(Date.now() - 60_000);
-    for (const file of ['scripts/prerender.ts', 'src/main.tsx'])
+    for (const file of ['scripts/build/prerender.ts', 'src/main.tsx'])
       utimesSync(join(root, file), past, past);
     recordBuild(root, {});
     return root;
@@ -104,7 +109,7 @@ describe("npm start's rebuild check", () => {
   it('rebuilds after an edit under scripts/, which the build runs', () => {
     const root = builtCopy();
     const future = new Date(Date.now() + 60_000);
-    utimesSync(join(root, 'scripts/prerender.ts'), future, future);
+    utimesSync(join(root, 'scripts/build/prerender.ts'), future, future);
     expect(whyBuild(root, {})).toBe('scripts changed since the build');
   });
 

@@ -196,11 +196,11 @@ describe('the WebVTT chapters track', () => {
   });
 });
 
-describe('npm run chapters (scripts/chapters.ts)', () => {
+describe('npm run chapters (scripts/ops/chapters.ts)', () => {
   const run = (file: string) =>
     spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'scripts/chapters.ts', file, '--duration', '73'],
+      ['--import', 'tsx', 'scripts/ops/chapters.ts', file, '--duration', '73'],
       {
         encoding: 'utf8',
       },

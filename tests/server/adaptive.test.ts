@@ -13,8 +13,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import { PUBLISHED, type Manifest } from '../../config/media-layout.js';
-import { PrepareError, planLadder, prepareVideo } from '../../scripts/prepare-video.js';
-import { publishTestClip } from '../../scripts/test-clip.js';
+import { PrepareError, planLadder, prepareVideo } from '../../scripts/ops/prepare-video.js';
+import { publishTestClip } from '../../scripts/test-support/test-clip.js';
 import {
   REPO,
   SIGNOUT,

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildServer } from '../../server/app.js';
 import { verifyPassword } from '../../server/password.js';
 import { HOUR_MS } from '../../server/signin-limiter.js';
-import { signIn } from '../../scripts/test-server.js';
+import { signIn } from '../../scripts/test-support/test-server.js';
 import { USERNAME, cheapPasswordHash, listen, testConfig } from './helpers.js';
 
 // Spies that keep the real implementation: every hash the server computes is counted.

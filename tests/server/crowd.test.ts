@@ -8,9 +8,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../server/app.js';
-import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
+import { startRedis, type RedisServer } from '../../scripts/test-support/redis-server.js';
 import { request } from 'node:http';
-import { SIGNIN_PATH, signinBody, type Answer } from '../../scripts/test-server.js';
+import { SIGNIN_PATH, signinBody, type Answer } from '../../scripts/test-support/test-server.js';
 import { createMetrics } from '../../server/metrics.js';
 import { USERNAME, cheapPasswordHash, listen, logCapture, testConfig } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Manifest } from '../../config/media-layout.js';
-import { describe as summary } from '../../scripts/prepare-video.js';
+import { describe as summary } from '../../scripts/ops/prepare-video.js';
 import { fakeDist, testServer } from './helpers.js';
 
 const LOGIN = '/capacitacion/login';

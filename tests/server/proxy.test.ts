@@ -1,5 +1,5 @@
 /**
- * The proxy for real: Debian's nginx (scripts/nginx.ts) over HTTPS in front of two instances on
+ * The proxy for real: Debian's nginx (scripts/ops/nginx.ts) over HTTPS in front of two instances on
  * one redis-server, with a published clip in MEDIA_DIR. The instances run in this process (so
  * that their metrics and logs can be read); the browser test (e2e/proxy.spec.ts) runs built ones.
  */
@@ -10,9 +10,9 @@ import { request as httpsRequest } from 'node:https';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLISHED, segmentName } from '../../config/media-layout.js';
-import { startProxy, type RunningProxy } from '../../scripts/nginx.js';
-import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
-import { publishTestClip } from '../../scripts/test-clip.js';
+import { startProxy, type RunningProxy } from '../../scripts/ops/nginx.js';
+import { startRedis, type RedisServer } from '../../scripts/test-support/redis-server.js';
+import { publishTestClip } from '../../scripts/test-support/test-clip.js';
 import { buildServer } from '../../server/app.js';
 import { createMetrics, type Metrics } from '../../server/metrics.js';
 import { DEMO_PASSWORD, logCapture, signinBody, SIGNIN, SIGNOUT, testConfig } from './helpers.js';

@@ -32,9 +32,9 @@ import {
   cleanMediaDir,
   describe as summary,
   prepareVideo,
-} from '../../scripts/prepare-video.js';
+} from '../../scripts/ops/prepare-video.js';
 import type { Manifest } from '../../config/media-layout.js';
-import { makeClip } from '../../scripts/test-clip.js';
+import { makeClip } from '../../scripts/test-support/test-clip.js';
 import {
   REPO,
   fakeDist,
@@ -81,7 +81,7 @@ beforeAll(() => {
   clipA = join(work, 'a.mp4');
   clipB = join(work, 'b.mp4');
   makeClip(clipA, 8);
-  makeClip(clipB, 12, '640x360', 660);
+  makeClip(clipB, 12, { tone: 660 });
   // What a copy cut off halfway leaves: the header whole, half the data missing.
   const bytes = readFileSync(SAMPLE);
   half = join(work, 'sample-half.mp4');
@@ -254,10 +254,14 @@ describe('a republish while pages play', () => {
 
 /** prepare-video as the operator runs it (one node process: the signals reach it). */
 function startCli(args: string[]) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/prepare-video.ts', ...args], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/ops/prepare-video.ts', ...args],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

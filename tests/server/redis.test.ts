@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type RedisServer } from '../../scripts/redis-server.js';
+import { startRedis, type RedisServer } from '../../scripts/test-support/redis-server.js';
 import {
   cheapPasswordHash,
   DEMO_PASSWORD,

@@ -21,8 +21,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientConfig } from '../../config/settings.js';
-import { whyBuild } from '../../scripts/build-check.js';
-import { signedIn } from '../../scripts/test-server.js';
+import { whyBuild } from '../../scripts/build/build-check.js';
+import { signedIn } from '../../scripts/test-support/test-server.js';
 import { hashPassword } from '../../server/password.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -56,7 +56,7 @@ beforeAll(async () => {
     npm_config_update_notifier: 'false',
   };
   // The deploy step of docs/production.md, once: each start below then only serves.
-  const prepared = spawnSync(process.execPath, ['scripts/start.mjs', '--build'], {
+  const prepared = spawnSync(process.execPath, ['scripts/ops/start.mjs', '--build'], {
     cwd: ROOT,
     env,
     stdio: 'inherit',
@@ -205,7 +205,7 @@ async function pausedVideo(origin: string) {
 /** The start script's process (under npm or unshare), found in the run's process group. */
 function startScript(run: Run): number {
   const line = group(run.child.pid ?? 0).find((member) =>
-    /^\d+ (\S*\/)?node scripts\/start\.mjs$/.test(member),
+    /^\d+ (\S*\/)?node scripts\/ops\/start\.mjs$/.test(member),
   );
   if (!line) throw new Error(`no start script in ${group(run.child.pid ?? 0).join('\n')}`);
   return Number(line.split(' ')[0]);
@@ -214,7 +214,7 @@ function startScript(run: Run): number {
 const STARTS = {
   'npm start': ['npm', ['start']],
   // docs/production.md
-  'node scripts/start.mjs': [process.execPath, ['scripts/start.mjs']],
+  'node scripts/ops/start.mjs': [process.execPath, ['scripts/ops/start.mjs']],
 } as const;
 
 type Target = 'its PID' | 'the start script' | 'its process group';
@@ -225,9 +225,9 @@ const CASES: [keyof typeof STARTS, NodeJS.Signals, Target][] = [
   ['npm start', 'SIGTERM', 'the start script'],
   ['npm start', 'SIGTERM', 'its process group'],
   ['npm start', 'SIGINT', 'its process group'],
-  ['node scripts/start.mjs', 'SIGTERM', 'its PID'],
-  ['node scripts/start.mjs', 'SIGINT', 'its PID'],
-  ['node scripts/start.mjs', 'SIGTERM', 'its process group'],
+  ['node scripts/ops/start.mjs', 'SIGTERM', 'its PID'],
+  ['node scripts/ops/start.mjs', 'SIGINT', 'its PID'],
+  ['node scripts/ops/start.mjs', 'SIGTERM', 'its process group'],
 ];
 
 /** Starts, stops with `signal` sent to `target`, and checks the drain and what is left. */
@@ -274,10 +274,10 @@ describe('stopping the site as a process manager does', () => {
   // A container's exec-form entry point: the start script is PID 1 of its PID namespace, where
   // the kernel drops any signal it has no handler for. Making the namespace needs root.
   it.runIf(process.getuid?.() === 0)(
-    'node scripts/start.mjs as PID 1 of a container, SIGTERM from outside: the same clean stop',
+    'node scripts/ops/start.mjs as PID 1 of a container, SIGTERM from outside: the same clean stop',
     () =>
       stopsCleanly(
-        ['unshare', ['--pid', '--fork', process.execPath, 'scripts/start.mjs']],
+        ['unshare', ['--pid', '--fork', process.execPath, 'scripts/ops/start.mjs']],
         'SIGTERM',
         'the start script',
       ),

@@ -27,7 +27,7 @@ function eventFor(result: SigninResult): AuthEvent {
 }
 
 /**
- * The login screen. The build prerenders it into index.html (scripts/prerender.ts), so that the
+ * The login screen. The build prerenders it into index.html (scripts/build/prerender.ts), so that the
  * form is on screen before the JavaScript arrives; React then hydrates it.
  */
 export function LoginScreen() {

@@ -1,9 +1,9 @@
 /**
  * The real built server (dist-server/) on a free loopback port, for the browser tests
- * (e2e/global-setup.ts), the load test (scripts/load.ts) and the benchmark (scripts/bench.ts);
+ * (e2e/global-setup.ts), the load test (scripts/test-support/load.ts) and the benchmark (scripts/bench/bench.ts);
  * and the one client that signs in over HTTP, for those and the brute-force test.
  */
-import { SERVER_ENTRY } from './build-check';
+import { SERVER_ENTRY } from '../build/build-check';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders, type RequestOptions } from 'node:http';

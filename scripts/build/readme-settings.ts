@@ -1,12 +1,12 @@
 /**
  * Writes the settings table of docs/configuration.md from config/settings.ts:
- * `npx tsx scripts/readme-settings.ts`. tests/config/settings.test.ts fails when they differ.
+ * `npx tsx scripts/build/readme-settings.ts`. tests/config/settings.test.ts fails when they differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { format } from 'prettier';
-import { settingsTableRows } from '../config/settings';
+import { settingsTableRows } from '../../config/settings';
 
-const file = new URL('../docs/configuration.md', import.meta.url);
+const file = new URL('../../docs/configuration.md', import.meta.url);
 const doc = readFileSync(file, 'utf8');
 const [before, rest = ''] = doc.split('\n## Settings\n');
 const lines = rest.split('\n');

@@ -15,8 +15,8 @@ import {
   BOOT_CONFIG_ID,
   VIDEO_SCREEN_TEMPLATE_ID,
   type BootConfig,
-} from '../src/boot/boot-config.ts';
-import { MEDIA_INFO_ELEMENT } from '../config/media-layout.ts';
+} from '../../src/boot/boot-config.ts';
+import { MEDIA_INFO_ELEMENT } from '../../config/media-layout.ts';
 
 /** Vite's module entry tag in the built index.html. */
 const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;
@@ -40,7 +40,7 @@ async function renderScreens(shared: Shared) {
   });
   try {
     const entry = pathToFileURL(join(outDir, 'prerender.js')).href;
-    const module = (await import(entry)) as typeof import('../src/prerender');
+    const module = (await import(entry)) as typeof import('../../src/prerender');
     return await module.prerenderScreens();
   } finally {
     rmSync(outDir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
  *   printf '%s' "$PW" | npm run -s hash-password   (reads the whole of stdin, exactly)
  * The password never appears on the command line (shell history, `ps`).
  */
-import { hashPassword } from '../server/password.js';
+import { hashPassword } from '../../server/password.js';
 
 const MAX_LENGTH = 1024;
 

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 process.chdir(root);
 
 /** The child in the foreground (install, build, then the server); signals go to it. */
@@ -44,7 +44,10 @@ if (!existsSync('node_modules')) await npm(['ci', '--include=dev']);
 
 // The build check is TypeScript, shared with the settings table: loaded once packages exist.
 const { tsImport } = await import('tsx/esm/api');
-const { SERVER_ENTRY, recordBuild, whyBuild } = await tsImport('./build-check.ts', import.meta.url);
+const { SERVER_ENTRY, recordBuild, whyBuild } = await tsImport(
+  '../build/build-check.ts',
+  import.meta.url,
+);
 const reason = whyBuild(root, process.env);
 if (reason) {
   console.log(`Building (${reason})…`);

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PROXY_SETTINGS, readSettings } from '../config/settings';
+import { PROXY_SETTINGS, readSettings } from '../../config/settings';
 import { nginxInstalled, prepareProxyDir, selfSignedPair, spawnNginx } from './nginx';
 
 function settings() {

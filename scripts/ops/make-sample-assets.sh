@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Makes the stand-in training video, its Spanish captions, its chapters and its poster (media/).
-# Run by hand (not at install): bash scripts/make-sample-assets.sh [output-dir]
+# Run by hand (not at install): bash scripts/ops/make-sample-assets.sh [output-dir]
 # Needs ffmpeg with libx264, aac and drawtext (Debian: apt-get install ffmpeg fonts-dejavu-core),
 # and the project's node_modules (npm ci) for the chapters track.
 # The company's own files replace these through VIDEO_FILE, CAPTIONS_FILE, CHAPTERS_FILE and
 # POSTER_FILE.
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT_DIR=${1:-media}
 FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 FONT_BOLD=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
@@ -134,7 +134,7 @@ echo "Chapters…"
     n=$((n + 1))
   done
 } >"$tmp/chapters.txt"
-npx tsx scripts/chapters.ts "$tmp/chapters.txt" --duration "$total" >"$OUT_DIR/sample.chapters.vtt"
+npx tsx scripts/ops/chapters.ts "$tmp/chapters.txt" --duration "$total" >"$OUT_DIR/sample.chapters.vtt"
 
 ls -l "$OUT_DIR/sample.mp4" "$OUT_DIR/poster.jpg" "$OUT_DIR/sample.es.vtt" "$OUT_DIR/sample.chapters.vtt"
 echo "Duration: ${total} s"

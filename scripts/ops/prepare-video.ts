@@ -21,15 +21,15 @@ import {
 } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chaptersToWebVtt, describeProblem, parseChapters } from '../machines/chapters.js';
+import { chaptersToWebVtt, describeProblem, parseChapters } from '../../machines/chapters.js';
 import {
   PUBLISHED,
   RUNG_FILES,
   SEGMENT_S,
   type Manifest,
   type PublishedRung as Rung,
-} from '../config/media-layout.js';
-import { readSettings } from '../config/settings.js';
+} from '../../config/media-layout.js';
+import { readSettings } from '../../config/settings.js';
 import {
   PublishBusyError,
   STAGING_PREFIX,

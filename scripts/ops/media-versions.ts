@@ -26,7 +26,7 @@ import {
   VERSION_DIR_PATTERN,
   parsePointer,
   type CurrentPointer,
-} from '../config/media-layout.js';
+} from '../../config/media-layout.js';
 
 /** Work in progress (a publish's folder being made, a pointer being written): dot-names. */
 export const STAGING_PREFIX = '.prepare-';

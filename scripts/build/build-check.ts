@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILD_SETTINGS, type Env } from '../config/settings';
+import { BUILD_SETTINGS, type Env } from '../../config/settings';
 
 /** Everything `npm run build` reads: a newer file under any of them makes the build stale. */
 export const BUILD_INPUTS = [

@@ -5,7 +5,7 @@
  * stdout. `prepare-video --chapters FILE` publishes the same track beside the captions.
  */
 import { readFile } from 'node:fs/promises';
-import { chaptersToWebVtt, describeProblem, parseChapters } from '../machines/chapters.js';
+import { chaptersToWebVtt, describeProblem, parseChapters } from '../../machines/chapters.js';
 
 const USAGE = 'usage: npm run -s chapters -- FILE --duration SECONDS';
 

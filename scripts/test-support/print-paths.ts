@@ -1,7 +1,7 @@
 /** `npm run test:paths`: the auth machine's generated paths, for people and for the other levels. */
 import { relative } from 'node:path';
-import { coverageOfPaths } from '../tests/model/coverage';
-import { PATHS_FILE, writePathsFile } from '../tests/model/paths-file';
+import { coverageOfPaths } from '../../tests/model/coverage';
+import { PATHS_FILE, writePathsFile } from '../../tests/model/paths-file';
 
 const paths = writePathsFile();
 for (const path of paths) console.log(path.title);

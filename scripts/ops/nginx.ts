@@ -1,7 +1,7 @@
 /**
  * The proxy in front of the instances: Debian's nginx with a configuration made here from the
- * settings (`npm run proxy`, scripts/proxy.ts), and the same proxy for the tests and the bench
- * (started like scripts/redis-server.ts: its own temporary directory, loopback, a free port).
+ * settings (`npm run proxy`, scripts/ops/proxy.ts), and the same proxy for the tests and the bench
+ * (started like scripts/test-support/redis-server.ts: its own temporary directory, loopback, a free port).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
@@ -17,7 +17,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../config/media-layout';
+import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../../config/media-layout';
 
 export interface ProxyOptions {
   host: string;

@@ -7,17 +7,40 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Manifest } from '../config/media-layout.js';
-import { prepareVideo } from './prepare-video.js';
+import type { Manifest } from '../../config/media-layout.js';
+import { prepareVideo } from '../ops/prepare-video.js';
 
-export function makeClip(path: string, seconds: number, size = '640x360', tone = 440): void {
+export interface ClipOptions {
+  size?: string;
+  fps?: number;
+  tone?: number;
+  /**
+   * Noise over the pattern, which the encoder cannot shrink, at this video bitrate (kbit/s),
+   * faststart: the bench's stand-in for a real camera's video. Without it, the fastest encode.
+   */
+  noisyKbps?: number;
+}
+
+export function makeClip(
+  path: string,
+  seconds: number,
+  { size = '640x360', fps = 25, tone = 440, noisyKbps }: ClipOptions = {},
+): void {
+  const pattern = `testsrc2=size=${size}:rate=${fps}:duration=${seconds}`;
+  const encode = noisyKbps
+    ? [
+        ...['-preset', 'veryfast', '-b:v', `${noisyKbps}k`, '-maxrate', `${noisyKbps + 200}k`],
+        ...['-bufsize', `${2 * (noisyKbps + 200)}k`, '-pix_fmt', 'yuv420p', '-b:a', '128k'],
+        ...['-movflags', '+faststart'],
+      ]
+    : ['-preset', 'ultrafast'];
   const result = spawnSync(
     'ffmpeg',
     [
       ...['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'],
-      ...['-f', 'lavfi', '-i', `testsrc2=size=${size}:rate=25:duration=${seconds}`],
+      ...['-f', 'lavfi', '-i', noisyKbps ? `${pattern},noise=alls=30:allf=t+u` : pattern],
       ...['-f', 'lavfi', '-i', `sine=frequency=${tone}:duration=${seconds}`],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest', path],
+      ...['-c:v', 'libx264', ...encode, '-c:a', 'aac', '-shortest', path],
     ],
     { encoding: 'utf8' },
   );

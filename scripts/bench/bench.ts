@@ -3,29 +3,28 @@
  * for (each measurement bounded in time), prints one table and writes it to reports/bench.json
  * and reports/bench.md. A missed target is a finding, not a failure: the exit code is 0 unless
  * the bench itself broke. BENCH_SKIP_BUILD=1 measures the existing build; BENCH_ONLY=a,b runs
- * only the named measurements (bundle, screens, video, adaptive, compression, lighthouse, load,
- * redis).
+ * only the named measurements (bundle, screens, video, adaptive, lighthouse, load, redis, proxy,
+ * crowd).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { adaptiveMeasurement } from './bench/adaptive';
-import { chromiumPath, describeConditions } from './bench/browser';
-import { bundleMeasurement } from './bench/bundle';
-import { compressionMeasurement } from './bench/compression';
-import { crowdMeasurement } from './bench/crowd';
-import { lighthouseMeasurement } from './bench/lighthouse';
+import { adaptiveMeasurement } from './adaptive';
+import { chromiumPath, describeConditions } from './browser';
+import { bundleMeasurement } from './bundle';
+import { crowdMeasurement } from './crowd';
+import { lighthouseMeasurement } from './lighthouse';
 import {
   BENCH_SERVER_ENV,
   SERVER_LOG,
   describeLoad,
   loadMeasurement,
   startBenchServer,
-} from './bench/load';
-import { proxyMeasurement } from './bench/proxy';
-import { redisMeasurement } from './bench/redis';
-import { runMeasurement, type Measurement, type Site } from './bench/measure';
+} from './load';
+import { proxyMeasurement } from './proxy';
+import { redisMeasurement } from './redis';
+import { runMeasurement, type Measurement, type Site } from './measure';
 import {
   formatConditions,
   formatNotes,
@@ -33,11 +32,11 @@ import {
   writeReport,
   type Report,
   type Row,
-} from './bench/report';
-import { screensMeasurement } from './bench/screens';
-import { videoMeasurement } from './bench/video';
-import { clientConfig } from '../config/settings';
-import { build } from './test-server';
+} from './report';
+import { screensMeasurement } from './screens';
+import { videoMeasurement } from './video';
+import { clientConfig } from '../../config/settings';
+import { build } from '../test-support/test-server';
 
 const REPORT_JSON = 'reports/bench.json';
 const REPORT_MD = 'reports/bench.md';
@@ -75,7 +74,6 @@ const MEASUREMENTS = {
   screens: screensMeasurement,
   video: videoMeasurement,
   adaptive: adaptiveMeasurement,
-  compression: compressionMeasurement,
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
   redis: redisMeasurement,

@@ -1,0 +1,163 @@
+/**
+ * The bench's one way of watching the video screen, for the first-frame figures (video.ts) and
+ * the adaptive ones (adaptive.ts): what the page's <video> does, recorded in the page on its own
+ * clock (ms since navigation start), and a seek that times the first frame from the new place.
+ */
+import type { Tab } from './browser';
+import { comeBack, type Visitor } from './screens';
+
+export interface Watch {
+  metadataAt: number | null;
+  firstFrameAt: number | null;
+  /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
+  benchStartedPlayback: boolean;
+  /** Each `waiting` → `playing` after the first frame, and the time spent waiting. */
+  stalls: number;
+  stalledMs: number;
+  /** Time-weighted sum of the rendition's height while playing, and the time it covers. */
+  heightMs: number;
+  playingMs: number;
+  heightAtEnd: number;
+  currentTime: number;
+}
+
+export interface Seek {
+  requestedAt: number;
+  /** The first frame painted at or after the target, or null if none came in 15 s. */
+  frameAt: number | null;
+  /** Playback went on a second past the target. */
+  playsOn: boolean;
+}
+
+declare global {
+  interface Window {
+    __benchWatch?: Watch;
+  }
+}
+
+/**
+ * Runs in the page before its scripts, and watches its first <video> (media events do not
+ * bubble, but they do capture). Play is pressed, muted, at `loadstart` (a visitor who taps play
+ * at once) or at `loadedmetadata` if the app has not started playback by then.
+ */
+function watchPage(playAt: 'loadstart' | 'metadata') {
+  const watch: Watch = {
+    metadataAt: null,
+    firstFrameAt: null,
+    benchStartedPlayback: false,
+    stalls: 0,
+    stalledMs: 0,
+    heightMs: 0,
+    playingMs: 0,
+    heightAtEnd: 0,
+    currentTime: 0,
+  };
+  window.__benchWatch = watch;
+  let video: HTMLVideoElement | null = null;
+  let waitingSince: number | null = null;
+  let last = performance.now();
+  const play = (element: HTMLVideoElement) => {
+    watch.benchStartedPlayback = true;
+    element.muted = true;
+    void element.play().catch(() => undefined);
+  };
+  const height = (element: HTMLVideoElement) => Math.min(element.videoHeight, element.videoWidth);
+  addEventListener(
+    'loadstart',
+    (event) => {
+      if (video || !(event.target instanceof HTMLVideoElement)) return;
+      const element = (video = event.target);
+      element.requestVideoFrameCallback((now, frame) => {
+        watch.firstFrameAt ??= frame.presentationTime || now;
+      });
+      if (playAt === 'loadstart') play(element);
+      element.addEventListener('loadedmetadata', () => {
+        watch.metadataAt ??= performance.now();
+        // After the app's own handlers: if nothing plays and no frame shows, press play now.
+        setTimeout(() => {
+          const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
+          if (playAt === 'metadata' && idle) play(element);
+        }, 0);
+      });
+      element.addEventListener('waiting', () => {
+        if (watch.firstFrameAt !== null && waitingSince === null) waitingSince = performance.now();
+      });
+      element.addEventListener('playing', () => {
+        if (waitingSince === null) return;
+        watch.stalls += 1;
+        watch.stalledMs += performance.now() - waitingSince;
+        waitingSince = null;
+      });
+    },
+    true,
+  );
+  setInterval(() => {
+    const now = performance.now();
+    if (video && !video.paused && video.readyState >= 3 && waitingSince === null) {
+      watch.heightMs += (now - last) * height(video);
+      watch.playingMs += now - last;
+    }
+    last = now;
+    if (!video) return;
+    watch.heightAtEnd = height(video);
+    watch.currentTime = video.currentTime;
+  }, 250);
+}
+
+/**
+ * Runs in the page: once the video can play (the page may be between the MP4 and hls.js), seeks
+ * to `fraction` of it, waits for a frame from there, then for playback to go on a second.
+ */
+async function seekPage(fraction: number): Promise<Seek | null> {
+  const video = document.querySelector('video');
+  if (!video) return null;
+  const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
+  for (let waited = 0; !ready() && waited < 20_000; waited += 100)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  if (!ready()) return null;
+  const target = video.duration * fraction;
+  const requestedAt = performance.now();
+  video.currentTime = target;
+  if (video.paused) {
+    video.muted = true;
+    void video.play().catch(() => undefined);
+  }
+  const frameAt = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => resolve(null), 15_000);
+    const check: VideoFrameRequestCallback = (now, frame) => {
+      if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
+      clearTimeout(timer);
+      resolve(frame.presentationTime || now);
+    };
+    video.requestVideoFrameCallback(check);
+  });
+  const playsOn =
+    frameAt !== null &&
+    (await new Promise<boolean>((resolve) => {
+      const giveUpAt = performance.now() + 10_000;
+      const poll = setInterval(() => {
+        const done = video.currentTime >= target + 1;
+        if (!done && performance.now() < giveUpAt) return;
+        clearInterval(poll);
+        resolve(done);
+      }, 100);
+    }));
+  return { requestedAt, frameAt, playsOn };
+}
+
+/** Makes `tab` `visitor`'s browser, watching the video screen at `url` from its first document. */
+export async function watchVideo(
+  tab: Tab,
+  url: string,
+  visitor: Visitor,
+  playAt: 'loadstart' | 'metadata',
+) {
+  await comeBack(tab, url, visitor);
+  await tab.beforeScripts(watchPage, playAt);
+  return {
+    firstFrame: (timeoutMs: number) =>
+      tab.waitFor(() => window.__benchWatch?.firstFrameAt != null, timeoutMs),
+    read: () => tab.evaluate(() => window.__benchWatch!),
+    seek: (fraction: number) => tab.evaluate(seekPage, fraction),
+  };
+}

@@ -13,7 +13,13 @@ import { randomBytes } from 'node:crypto';
 import { clientConfig, readSettings } from '../../config/settings';
 import { hashPassword } from '../../server/password';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
-import { SIGNIN_PATH, send, signinBody, startServer, type Answer } from '../test-support/test-server';
+import {
+  SIGNIN_PATH,
+  send,
+  signinBody,
+  startServer,
+  type Answer,
+} from '../test-support/test-server';
 import {
   REFERENCE,
   exactly,

@@ -6,8 +6,7 @@ import { timeoutSignal } from './timeout-signal';
  * chapters list. Every outcome is one of these results; nothing here throws or navigates.
  */
 export type TrackResult =
-  /** `text` as it came: the captions track is made from it, not fetched a second time. */
-  | { kind: 'cues'; cues: Cue[]; text: string }
+  | { kind: 'cues'; cues: Cue[] }
   /** The server refused the session (signed out elsewhere, restarted). */
   | { kind: 'refused' }
   /** This video has no such track (204 from a published video without chapters, or 404). */
@@ -27,9 +26,8 @@ export async function fetchTrack(url: string, signal?: AbortSignal): Promise<Tra
     if (response.status === 401) return { kind: 'refused' };
     if (response.status === 204 || response.status === 404) return { kind: 'missing' };
     if (!response.ok) return { kind: 'failed' };
-    const text = await response.text();
-    const cues = parseWebVtt(text);
-    return cues ? { kind: 'cues', cues, text } : { kind: 'failed' };
+    const cues = parseWebVtt(await response.text());
+    return cues ? { kind: 'cues', cues } : { kind: 'failed' };
   } catch {
     return { kind: 'failed' };
   }

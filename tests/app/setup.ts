@@ -38,8 +38,3 @@ HTMLMediaElement.prototype.pause = function pause(this: HTMLMediaElement) {
   this.dispatchEvent(new Event('pause'));
 };
 HTMLMediaElement.prototype.load = function load() {};
-
-// jsdom has no blob URLs either; the captions track's source is one (use-track.ts).
-let blobs = 0;
-URL.createObjectURL ??= () => `blob:jsdom/${++blobs}`;
-URL.revokeObjectURL ??= () => {};

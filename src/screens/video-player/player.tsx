@@ -1,4 +1,4 @@
-import { useLayoutEffect, useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
 import { QualityMenu } from './quality-menu';
@@ -6,7 +6,7 @@ import { useAdaptiveSource } from './use-adaptive-source';
 import { useKeyboardShortcuts } from './use-keyboard-shortcuts';
 import type { VideoRef } from './use-player-video';
 import { useResumePosition } from './use-resume-position';
-import { useTrackSource, type TrackState } from './use-track';
+import { useTrackCues, type TrackState } from './use-track';
 import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
 import { reloadVideo } from './video-start';
 
@@ -23,7 +23,8 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: T
   useKeyboardShortcuts(videoRef);
   const { failed, unavailable, clear, onMediaError, onPlay } = useVideoProblem(videoRef);
   const adaptive = useAdaptiveSource(videoRef, storage, () => void onMediaError());
-  const captionsSource = useTrackSource(captions);
+  const captionsRef = useRef<HTMLTrackElement>(null);
+  useTrackCues(captionsRef, captions);
 
   // The prerendered video may have failed before React adopted it; its error event is gone by
   // then, and the boot script noted it (failedBeforeApp, video-contract.ts).
@@ -59,22 +60,7 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: T
           onPlay={() => void onPlay()}
         >
           {captions.status !== 'missing' && (
-            <track
-              // A new element once the file is here: Firefox does not load a track whose src
-              // came after it was inserted; and a track inserted late is not chosen
-              // automatically (the browser chose at load), so it is shown here.
-              key={captionsSource ?? 'loading'}
-              ref={(element) => {
-                // jsdom has no TextTrack: nothing to show there.
-                const track = element?.track as TextTrack | undefined;
-                if (captionsSource && track?.mode === 'disabled') track.mode = 'showing';
-              }}
-              kind="captions"
-              src={captionsSource}
-              srcLang="es"
-              label="Español"
-              default
-            />
+            <track ref={captionsRef} kind="captions" srcLang="es" label="Español" default />
           )}
         </video>
       </div>

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState, type RefObject } from 'react';
 import type { Cue } from '../../../machines/webvtt';
 import { fetchTrack } from '../../api/track';
 import { AuthActor } from '../../auth/auth-provider';
@@ -6,7 +6,7 @@ import { AuthActor } from '../../auth/auth-provider';
 export type TrackState =
   | { status: 'loading' }
   /** At least one cue. */
-  | { status: 'ready'; cues: Cue[]; text: string }
+  | { status: 'ready'; cues: Cue[] }
   /** None published (204, 404), or a file without a cue (prepare-video's captions stub). */
   | { status: 'missing' }
   | { status: 'failed'; retry: () => void };
@@ -30,7 +30,7 @@ export function useTrack(url: string, wanted: boolean): TrackState {
       if (result.kind === 'refused') actorRef.send({ type: 'session.refused' });
       setState(
         result.kind === 'cues' && result.cues.length > 0
-          ? { status: 'ready', cues: result.cues, text: result.text }
+          ? { status: 'ready', cues: result.cues }
           : result.kind === 'cues' || result.kind === 'missing'
             ? { status: 'missing' }
             : {
@@ -49,20 +49,32 @@ export function useTrack(url: string, wanted: boolean): TrackState {
 }
 
 /**
- * The captions track's source: the text the transcript fetched, as a blob URL, so that the file
- * crosses the link once. Undefined until then.
+ * Shows `textTrack` and adds `cues` to it; returns how to take them out again. The cues go in a
+ * task later: WebKit empties a track's cues when its mode leaves "disabled" (it starts loading
+ * the src the element does not have).
  */
-export function useTrackSource(track: TrackState): string | undefined {
-  const text = track.status === 'ready' ? track.text : null;
-  const source = useMemo(
-    () => (text === null ? undefined : URL.createObjectURL(new Blob([text], { type: 'text/vtt' }))),
-    [text],
-  );
-  useEffect(
-    () => () => {
-      if (source) URL.revokeObjectURL(source);
-    },
-    [source],
-  );
-  return source;
+function fillTrack(textTrack: TextTrack, cues: Cue[]): () => void {
+  if (textTrack.mode === 'disabled') textTrack.mode = 'showing';
+  const added = cues.map((cue) => new VTTCue(cue.startS, cue.endS, cue.text));
+  const timer = setTimeout(() => {
+    for (const cue of added) textTrack.addCue(cue);
+  }, 0);
+  return () => {
+    clearTimeout(timer);
+    for (const cue of added) if (cue.track === textTrack) textTrack.removeCue(cue);
+  };
+}
+
+/**
+ * The captions: the cues the transcript fetched, added to the <track>'s own TextTrack, so that
+ * the file crosses the link once (a src would fetch it again). Shown, as the track's `default`
+ * asks: a track filled after the video's load is not chosen automatically.
+ */
+export function useTrackCues(trackRef: RefObject<HTMLTrackElement | null>, track: TrackState) {
+  const cues = track.status === 'ready' ? track.cues : null;
+  useEffect(() => {
+    // jsdom has no TextTrack.
+    const textTrack = trackRef.current?.track as TextTrack | undefined;
+    if (cues && textTrack) return fillTrack(textTrack, cues);
+  }, [trackRef, cues]);
 }

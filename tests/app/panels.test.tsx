@@ -17,7 +17,7 @@ import { Chapters, CHAPTERS_NOTES } from '../../src/screens/video-player/chapter
 import { TRANSCRIPT_NOTES, Transcript } from '../../src/screens/video-player/transcript';
 import { useTrack } from '../../src/screens/video-player/use-track';
 import { countRequests, server } from './msw';
-import { renderApp, type RenderAppOptions } from './render-app';
+import { renderApp, showFirstFrame, type RenderAppOptions } from './render-app';
 import { freshSession } from './sessions';
 
 async function openVideoScreen(options: RenderAppOptions = {}) {
@@ -26,7 +26,7 @@ async function openVideoScreen(options: RenderAppOptions = {}) {
   const transcript = screen.getByRole('region', { name: 'Transcripción' });
   const video = document.querySelector('video')!;
   // The tracks wait for the video's first frame (they must not share the link with it).
-  fireEvent(video, new Event('loadeddata'));
+  showFirstFrame(video);
   return { ...app, chapters, transcript, video };
 }
 
@@ -112,7 +112,7 @@ describe('after the first frame', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(countRequests('GET', config.chaptersUrl)).toBe(0);
     expect(countRequests('GET', config.captionsUrl)).toBe(0);
-    fireEvent(video, new Event('loadeddata'));
+    showFirstFrame(video);
     await waitFor(() => expect(lines(chapters)).toHaveLength(5));
     expect(countRequests('GET', config.chaptersUrl)).toBe(1);
     expect(countRequests('GET', config.captionsUrl)).toBe(1);

@@ -1,4 +1,4 @@
-import { render, act } from '@testing-library/react';
+import { act, fireEvent, render } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { RequestHandler } from 'msw';
 import { onTestFinished, vi } from 'vitest';
@@ -80,4 +80,16 @@ export function otherTabWrites(value: string | null) {
       new StorageEvent('storage', { key: SESSION_KEY, newValue: value, oldValue }),
     );
   });
+}
+
+/**
+ * The video shows its first frame, as a browser reports it: readyState first, then loadeddata
+ * (an effect that starts after the event reads the state; jsdom has no media pipeline).
+ */
+export function showFirstFrame(video: HTMLVideoElement) {
+  Object.defineProperty(video, 'readyState', {
+    configurable: true,
+    value: HTMLMediaElement.HAVE_CURRENT_DATA,
+  });
+  fireEvent(video, new Event('loadeddata'));
 }

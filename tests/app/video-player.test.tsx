@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
 import { SIGNOUT_URL, countRequests, server } from './msw';
-import { renderApp, type RenderAppOptions } from './render-app';
+import { renderApp, showFirstFrame, type RenderAppOptions } from './render-app';
 import { EMPRESA, NOMBRES, freshSession } from './sessions';
 
 const LABEL = `Hola ${NOMBRES} / ${EMPRESA}`;
@@ -133,7 +133,7 @@ describe('the video', () => {
     // Its cues are the transcript's, fetched once after the first frame: the track has no src.
     expect(track).not.toHaveAttribute('src');
     expect(countRequests('GET', config.captionsUrl)).toBe(0);
-    fireEvent(video, new Event('loadeddata'));
+    showFirstFrame(video);
     await waitFor(() => expect(countRequests('GET', config.captionsUrl)).toBe(1));
     expect(video.querySelector('track')).toBe(track);
   });

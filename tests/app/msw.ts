@@ -18,6 +18,8 @@ const defaults: RequestHandler[] = [
   // The video screen's transcript and chapters (transcript.tsx, chapters.tsx).
   http.get(config.captionsUrl, () => HttpResponse.text(CAPTIONS_VTT)),
   http.get(config.chaptersUrl, () => HttpResponse.text(CHAPTERS_VTT)),
+  // The player's session check when a buffered video starts playing (use-video-problem.ts).
+  http.head(config.videoUrl, () => new HttpResponse(null, { status: 200 })),
 ];
 
 export const server = setupServer(...defaults);

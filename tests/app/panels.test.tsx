@@ -133,7 +133,10 @@ describe('after the first frame', () => {
     server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 404 })));
     renderApp({ route: PATHS.video, seed: freshSession() });
     const chapters = await screen.findByRole('region', { name: 'Capítulos' });
-    fireEvent.error(document.querySelector('video')!);
+    // As a browser reports it: the element's error first, then the event.
+    const video = document.querySelector('video')!;
+    Object.defineProperty(video, 'error', { configurable: true, value: { code: 4 } });
+    fireEvent.error(video);
     await waitFor(() => expect(lines(chapters)).toHaveLength(5));
   });
 });

@@ -11,6 +11,7 @@ import { BASE, E2E_PASSWORD, WRONG_PASSWORD } from '../site';
 import type { BrowserPage } from './browsers';
 import {
   ENGINES,
+  ENTRY,
   expectPlaying,
   login,
   loginUrl,
@@ -92,6 +93,45 @@ describe.each(ENGINES)('%s', (name) => {
       );
       await page.screenshot(join(SHOTS, `video-${name}.png`));
     }
+  });
+
+  test('a press at the first paint, the app still on its way, shows "Cargando..." and ends on the video screen', async () => {
+    const proxy = state.proxies.mp4;
+    proxy.hold(ENTRY);
+    await page.goto(loginUrl(proxy));
+    await proxy.held();
+    await until(
+      page,
+      'the login answering',
+      () => !document.querySelector<HTMLButtonElement>('.login__submit')?.disabled,
+      [],
+    );
+    await page.fill('#password', E2E_PASSWORD);
+    await page.click('.login__submit');
+    expect(await until(page, '"Cargando..."', textOf, ['[role="status"]'])).toBe('Cargando...');
+    // The signin went out and came back without the app.
+    await until(
+      page,
+      'the signin answered',
+      () =>
+        performance
+          .getEntriesByType('resource')
+          .some((entry) => entry.name.endsWith('/api/users/signin')),
+      [],
+    );
+    expect(
+      await page.evaluate(() =>
+        Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__react')),
+      ),
+    ).toBe(false);
+    proxy.release();
+    await until(
+      page,
+      'the greeting',
+      (text: string) => document.querySelector('.session-button')?.textContent === text,
+      [GREETING],
+    );
+    expect(await page.evaluate(() => location.pathname)).toBe(`${BASE}/VideoPlayer`);
   });
 
   test('the single MP4 plays from a chapter; after a reload the screen is back, and the greeting button logs out on hover then click', async () => {

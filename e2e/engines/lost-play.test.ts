@@ -13,6 +13,7 @@ import type { BrowserPage } from './browsers';
 import type { HoldProxy } from './hold-proxy';
 import {
   ENGINES,
+  ENTRY,
   expectPlaying,
   login,
   loginUrl,
@@ -32,7 +33,6 @@ const MOMENTS: Record<Moment, string> = {
   seeking: 'while the remembered position is applied',
 };
 
-const ENTRY = /\/assets\/index-[\w-]+\.js$/;
 const SCREEN_CHUNK = /\/assets\/video-player-screen-[\w-]+\.js$/;
 const ENTRY_AND_MEDIA = new RegExp(`${ENTRY.source}|/api/video`);
 const RESUME_AT_S = 12;

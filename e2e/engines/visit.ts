@@ -41,6 +41,9 @@ export function useEngine(name: EngineName) {
 
 export const loginUrl = (proxy: HoldProxy) => `${proxy.origin}${BASE}/login`;
 
+/** The app's entry bundle, as the hold proxy matches it. */
+export const ENTRY = /\/assets\/index-[\w-]+\.js$/;
+
 /** Polls `fn` in the page until it returns something truthy; fails with `what` after `ms`. */
 export async function until<A extends unknown[], T>(
   page: BrowserPage,

@@ -4,9 +4,11 @@
  * the machine will accept) it first shows the video screen's prerendered markup with the
  * greeting and starts its video (startVideo), and the bundle waits for the video's first bytes
  * so as not to share a slow link with them; React then hydrates that markup and adopts the
- * video. The whole start: docs/video-start.md.
+ * video. Otherwise it answers the login's form until the app does (first-press.ts), so that a
+ * press at the first paint already signs in. The whole start: docs/video-start.md.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
+import { LOGIN_FORM_CLASS, answerBeforeApp } from '../screens/login/first-press';
 import { markAdaptive, readMediaInfo } from '../screens/video-player/media-support';
 import { startVideo } from '../screens/video-player/video-start';
 import {
@@ -77,6 +79,9 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   // The message is on the screen.
 } else if (!session || !showVideoScreen(`Hola ${session.nombres} / ${session.empresa}`)) {
   startApp();
+  // The login answers from its first paint; the video screen's chunk comes beside the signin.
+  const form = document.querySelector(`form.${LOGIN_FORM_CLASS}`);
+  if (form instanceof HTMLFormElement) answerBeforeApp(form, () => boot.modules.forEach(preload));
   // hls.js, fetched while the visitor types: after the press the link carries only the signin
   // and the video's start. After the page's load, so that the login's own bytes come first.
   if (adaptive) addEventListener('load', () => boot.adaptive.forEach(preload), { once: true });

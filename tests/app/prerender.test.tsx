@@ -6,7 +6,7 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { createAppAuthMachine } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
 import { APP_WAIT_MS } from '../../src/boot/boot-config';
@@ -19,7 +19,9 @@ import { EMPRESA, NOMBRES, freshSession, storedSession } from './sessions';
 const LABEL = `Hola ${NOMBRES} / ${EMPRESA}`;
 
 describe('the login, prerendered in #root', () => {
-  it('is on screen before the JavaScript, with the fixed username, and "Ingresar" off until then', async () => {
+  it('is on screen before the JavaScript, with the fixed username, and "Ingresar" off until the boot script runs', async () => {
+    // With no script at all a press would submit natively, the password in the address.
+    expect(inject('screens').login).toMatch(/<button[^>]*disabled[^>]*>Ingresar</);
     const root = await openIndexHtml(PATHS.login, null);
     expect(root.querySelector('input[name="username"]')).toHaveValue(config.username);
     expect(root.querySelector('input[name="username"]')).toHaveAttribute('readonly');
@@ -27,8 +29,72 @@ describe('the login, prerendered in #root', () => {
       'placeholder',
       'Ingresar contraseña',
     );
-    expect(screen.getByRole('button', { name: 'Ingresar' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Ingresar' })).toBeEnabled();
     expect(screen.getByRole('img', { name: 'Logo de la empresa' })).toBeInTheDocument();
+  });
+
+  it.each([
+    ['the right password', 'the video screen', 200],
+    ['a wrong password', 'the error', 401],
+  ])(
+    'answers a press with %s before the app: one signin at once, "Cargando...", then %s from the machine',
+    async (_password, _end, status) => {
+      const bodies: unknown[] = [];
+      server.use(
+        http.post(SIGNIN_URL, async ({ request }) => {
+          bodies.push(await request.json());
+          return status === 200
+            ? HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })
+            : new HttpResponse(null, { status });
+        }),
+      );
+      const consoleError = vi.spyOn(console, 'error');
+      const root = await openIndexHtml(PATHS.login, null);
+      root.querySelector<HTMLInputElement>('#password')!.value = 'escrita antes';
+      root.querySelector('button')!.click();
+
+      expect(screen.getByRole('status')).toHaveTextContent('Cargando...');
+      await waitFor(() => expect(bodies).toHaveLength(1));
+      expect(bodies).toEqual([{ form: { usuario: 'capacitacion', contraseña: 'escrita antes' } }]);
+      // The video screen's chunk comes beside the signin.
+      expect(
+        document.head.querySelector(`link[rel="modulepreload"][href="${SCREEN_MODULE}"]`),
+      ).not.toBeNull();
+
+      await startAppIn(root);
+
+      if (status === 200) {
+        expect(await screen.findByRole('button', { name: LABEL })).toBeInTheDocument();
+        expect(window.location.pathname).toBe(PATHS.video);
+        expect(JSON.parse(localStorage.getItem('session')!)).toMatchObject({
+          empresa: EMPRESA,
+          nombres: NOMBRES,
+        });
+      } else {
+        expect(await screen.findByText('Error, contraseña incorrecta')).toBeInTheDocument();
+        expect(screen.getByRole('status')).toHaveTextContent('');
+        expect(localStorage.getItem('session')).toBeNull();
+      }
+      expect(bodies).toHaveLength(1);
+      // Adopted as it was, "Cargando..." and the live button included: no hydration mismatch.
+      expect(consoleError).not.toHaveBeenCalled();
+    },
+  );
+
+  it('does nothing on a press with an empty password before the app, as the machine would', async () => {
+    const bodies: unknown[] = [];
+    server.use(
+      http.post(SIGNIN_URL, async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json(null);
+      }),
+    );
+    const root = await openIndexHtml(PATHS.login, null);
+    root.querySelector('button')!.click();
+    expect(screen.getByRole('status')).toHaveTextContent('');
+    await startAppIn(root);
+    expect(screen.getByRole('status')).toHaveTextContent('');
+    expect(bodies).toEqual([]);
   });
 
   it('is adopted by React without replacing it, keeping a password typed before the JavaScript ran', async () => {

@@ -1,8 +1,8 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import type { LoginView } from './login-view';
+import { SUBMITTING_MESSAGE, type LoginView } from './login-view';
 
 const MESSAGES = {
-  submitting: 'Cargando...',
+  submitting: SUBMITTING_MESSAGE,
   wrongPassword: 'Error, contraseña incorrecta',
   network: 'No se pudo conectar con el servidor. Intente nuevamente.',
   expired: 'Su sesión expiró. Ingrese nuevamente.',
@@ -56,7 +56,12 @@ export function LoginMessages({ view }: { view: LoginView }) {
   else if (view.kind === 'rateLimited') error = <RateLimited retryAfterS={view.retryAfterS} />;
   return (
     <div id="login-messages" className="login__messages">
-      <p role="status" className={view.kind === 'expired' ? 'login__notice' : 'login__message'}>
+      {/* The boot script may have written "Cargando..." here before React came (first-press.ts). */}
+      <p
+        role="status"
+        className={view.kind === 'expired' ? 'login__notice' : 'login__message'}
+        suppressHydrationWarning
+      >
         {status}
       </p>
       <p role="alert" className="login__message">

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type FormEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, type FormEvent } from 'react';
 import type { AuthEvent } from '../../../machines/auth-machine';
 import { useSigninMutation, type SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
@@ -7,6 +7,7 @@ import { preload, useChunks } from '../../chunks';
 import { config } from '../../config';
 import { useDocumentTitle } from '../use-document-title';
 import { useHydrated } from '../use-hydrated';
+import { takeEarlySignin, LOGIN_FORM_CLASS } from './first-press';
 import { LoginMessages } from './login-messages';
 import { sameLoginView, selectLoginView } from './login-view';
 import './login.css';
@@ -39,12 +40,30 @@ export function LoginScreen() {
   const hydrated = useHydrated();
   const signin = useSigninMutation((result) => actorRef.send(eventFor(result)));
   const passwordRef = useRef<HTMLInputElement>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+
+  // A press the boot script answered before React came: its signin goes to the machine now.
+  useLayoutEffect(() => {
+    const early = takeEarlySignin(formRef.current);
+    if (!early) return;
+    const event: AuthEvent = {
+      type: 'submit',
+      username: config.username,
+      password: early.password,
+    };
+    if (!actorRef.getSnapshot().can(event)) return;
+    actorRef.send(event);
+    void early.result.then((result) => actorRef.send(eventFor(result)));
+    preload(chunks.videoPlayer);
+  }, [actorRef, chunks]);
 
   useEffect(() => {
     if (view.kind === 'wrongPassword') passwordRef.current?.select();
   }, [view.kind]);
 
   const onSubmit = (formEvent: FormEvent<HTMLFormElement>) => {
+    // Already answered by the boot script (a press while React was adopting the page).
+    if (formEvent.defaultPrevented) return;
     formEvent.preventDefault();
     const password = new FormData(formEvent.currentTarget).get('password');
     const event: AuthEvent = {
@@ -63,7 +82,7 @@ export function LoginScreen() {
     <main className="login">
       <h1 className="visually-hidden">Capacitación: manejo de silo bolsa</h1>
       <img className="login__logo" src={logoUrl} alt="Logo de la empresa" width={240} height={64} />
-      <form className="login__form" noValidate onSubmit={onSubmit}>
+      <form ref={formRef} className={LOGIN_FORM_CLASS} noValidate onSubmit={onSubmit}>
         <input
           type="text"
           name="username"
@@ -87,7 +106,13 @@ export function LoginScreen() {
           aria-describedby="login-messages"
           aria-invalid={view.kind === 'wrongPassword' ? true : undefined}
         />
-        <button className="button login__submit" type="submit" disabled={!hydrated}>
+        {/* The boot script enables it at once (first-press.ts); React agrees once it is live. */}
+        <button
+          className="button login__submit"
+          type="submit"
+          disabled={!hydrated}
+          suppressHydrationWarning
+        >
           Ingresar
         </button>
         <LoginMessages view={view} />

@@ -1,6 +1,9 @@
 import type { SnapshotFrom } from 'xstate';
 import type { AuthMachine } from '../../../machines/auth-machine';
 
+/** Shown while the signin is out (the spec's words); the boot script shows it too (first-press.ts). */
+export const SUBMITTING_MESSAGE = 'Cargando...';
+
 /** What the login screen shows, derived from the machine; one small value for cheap renders. */
 export type LoginView =
   | { kind: 'idle' }

@@ -1,10 +1,7 @@
 /**
- * The signin flood, in its own process (forked by load.ts) so that its client work does not
- * sit on the event loop that times the page and video requests.
- *
- * Each request claims its own client address (X-Forwarded-For; the bench server trusts the
- * loopback proxy): a crowd, not one client that the per-address limits would stop at once.
- * Half carry the right password, half a wrong one.
+ * The signin flood, in its own process (forked by load.ts). Each request claims its own client
+ * address (X-Forwarded-For; the bench server trusts the loopback proxy): a crowd, not one client
+ * that the per-address limits would stop at once. Half carry the right password.
  */
 import autocannon, { type Request } from 'autocannon';
 import { SIGNIN_PATH, signinBody } from '../test-support/test-server';
@@ -17,23 +14,22 @@ export interface FloodOptions {
   durationS: number;
 }
 
-export type FloodMessage =
-  | { kind: 'started' }
-  | { kind: 'done'; statusCounts: Record<string, number>; errors: number; total: number };
+export interface FloodResult {
+  statusCounts: Record<string, number>;
+  total: number;
+}
 
 /** 10.0.0.1, 10.0.0.2, …: a distinct address for every request. */
 const address = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 
-async function flood(options: FloodOptions): Promise<FloodMessage> {
+const options = JSON.parse(process.env.BENCH_FLOOD ?? 'null') as FloodOptions | null;
+if (options) {
   let sent = 0;
   const signin = (request: Request): Request => {
     sent += 1;
-    const contraseña = sent % 2 ? options.password : `equivocada-${sent}`;
-    return {
-      ...request,
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': address(sent) },
-      body: signinBody(options.username, contraseña),
-    };
+    const headers = { 'content-type': 'application/json', 'x-forwarded-for': address(sent) };
+    const password = sent % 2 ? options.password : `equivocada-${sent}`;
+    return { ...request, headers, body: signinBody(options.username, password) };
   };
   const instance = autocannon({
     url: options.origin,
@@ -42,16 +38,11 @@ async function flood(options: FloodOptions): Promise<FloodMessage> {
     timeout: 30,
     requests: [{ method: 'POST', path: SIGNIN_PATH, setupRequest: signin }],
   });
-  instance.once('start', () => process.send?.({ kind: 'started' } satisfies FloodMessage));
+  instance.once('start', () => process.send?.({ kind: 'started' }));
   const result = await instance;
   const statusCounts = Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, count]),
   );
-  return { kind: 'done', statusCounts, errors: result.errors, total: result.requests.total };
-}
-
-const options = JSON.parse(process.env.BENCH_FLOOD ?? 'null') as FloodOptions | null;
-if (options) {
-  const message = await flood(options);
-  process.send?.(message, () => process.exit(0));
+  const done = { kind: 'done', statusCounts, total: result.requests.total };
+  process.send?.(done, () => process.exit(0));
 }

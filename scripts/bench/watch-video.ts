@@ -1,13 +1,11 @@
 /**
- * The bench's one way of watching the video screen, for the first-frame figures (video.ts) and
- * the adaptive ones (adaptive.ts): what the page's <video> does, recorded in the page on its own
- * clock (ms since navigation start), and a seek that times the first frame from the new place.
+ * The bench's one way of watching the video screen (video.ts, adaptive.ts, first-visit.ts): what
+ * the page's <video> does, recorded in the page on its own clock (ms since navigation start),
+ * and a seek that times the first frame from the new place.
  */
 import type { Tab } from './browser';
-import { comeBack, type Visitor } from './screens';
 
 export interface Watch {
-  metadataAt: number | null;
   firstFrameAt: number | null;
   /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
   benchStartedPlayback: boolean;
@@ -19,14 +17,6 @@ export interface Watch {
   playingMs: number;
   heightAtEnd: number;
   currentTime: number;
-}
-
-export interface Seek {
-  requestedAt: number;
-  /** The first frame painted at or after the target, or null if none came in 15 s. */
-  frameAt: number | null;
-  /** Playback went on a second past the target. */
-  playsOn: boolean;
 }
 
 declare global {
@@ -42,7 +32,6 @@ declare global {
  */
 function watchPage(playAt: 'loadstart' | 'metadata') {
   const watch: Watch = {
-    metadataAt: null,
     firstFrameAt: null,
     benchStartedPlayback: false,
     stalls: 0,
@@ -72,7 +61,6 @@ function watchPage(playAt: 'loadstart' | 'metadata') {
       });
       if (playAt === 'loadstart') play(element);
       element.addEventListener('loadedmetadata', () => {
-        watch.metadataAt ??= performance.now();
         // After the app's own handlers: if nothing plays and no frame shows, press play now.
         setTimeout(() => {
           const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
@@ -106,9 +94,10 @@ function watchPage(playAt: 'loadstart' | 'metadata') {
 
 /**
  * Runs in the page: once the video can play (the page may be between the MP4 and hls.js), seeks
- * to `fraction` of it, waits for a frame from there, then for playback to go on a second.
+ * to `fraction` of it; when the first frame from there came (null: none in 15 s), and whether
+ * playback then went on a second past it.
  */
-async function seekPage(fraction: number): Promise<Seek | null> {
+async function seekPage(fraction: number) {
   const video = document.querySelector('video');
   if (!video) return null;
   const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
@@ -145,14 +134,8 @@ async function seekPage(fraction: number): Promise<Seek | null> {
   return { requestedAt, frameAt, playsOn };
 }
 
-/** Makes `tab` `visitor`'s browser, watching the video screen at `url` from its first document. */
-export async function watchVideo(
-  tab: Tab,
-  url: string,
-  visitor: Visitor,
-  playAt: 'loadstart' | 'metadata',
-) {
-  await comeBack(tab, url, visitor);
+/** Watches the video in every document `tab` opens from now on. */
+export async function watchVideo(tab: Tab, playAt: 'loadstart' | 'metadata') {
   await tab.beforeScripts(watchPage, playAt);
   return {
     firstFrame: (timeoutMs: number) =>

@@ -1,10 +1,4 @@
-/**
- * The company's kind of video on rural links (issue 14): a 3-minute 1280×720 source at about
- * 2.9 Mbit/s that the encoder cannot shrink (noise over a moving pattern), published with
- * prepare-video, against the same source served as one faststart MP4, in the same run. A phone-
- * sized Chromium, DevTools network throttling, no CPU throttling; play is pressed as soon as the
- * <video> exists and the page is watched for 60 s from navigation. One run per scenario and kind.
- */
+/** The adaptive video on rural links (issue 14), 60 s from navigation: docs/benchmarks.md. */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CURRENT_FILE, PUBLISHED, parsePointer, type Manifest } from '../../config/media-layout';
@@ -23,18 +17,8 @@ import {
   type Link,
 } from './browser';
 import { startBenchServer } from './load';
-import {
-  atLeast,
-  atMost,
-  exactly,
-  holds,
-  kilobytes,
-  seconds,
-  REFERENCE,
-  type Measurement,
-  type Reading,
-  type Site,
-} from './measure';
+import { atLeast, atMost, exactly, holds, kilobytes, seconds, REFERENCE } from './measure';
+import type { Measurement, Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
 
 /** Not a DevTools preset: the worst links in the field (2G EDGE), for the 144p rung. */
@@ -68,19 +52,15 @@ export async function benchSource() {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function runOnce(
-  browser: Browser,
-  server: RunningServer,
-  site: Site,
-  scenario: { link: Link; dropTo?: Link; seek?: boolean },
-) {
+type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
+
+async function runOnce(browser: Browser, server: RunningServer, site: Site, scenario: Scenario) {
   // On the phone's size, throttled link, and the machine's own CPU: the stalls are the link's.
   const tab = await browser.tab(PHONE, { link: scenario.link, slowCpu: false });
   try {
     const url = `${server.origin}${site.base}/VideoPlayer`;
-    await (
-      await returningVisitor({ ...site, origin: server.origin })
-    )(tab, url);
+    const visitor = await returningVisitor({ ...site, origin: server.origin });
+    await visitor(tab, url);
     const watch = await watchVideo(tab, 'loadstart');
     const bytes = countBytes(tab);
     await tab.navigate(url, false);
@@ -119,118 +99,82 @@ const traffic = (r: Run) => `${kilobytes(r.down)} / ${kilobytes(r.up)}`;
 const describe = (r: Run) =>
   `first frame ${frameOf(r)}, ${stallsOf(r)} stalls (${seconds(r.stalledMs)} waiting), ${r.currentTime.toFixed(0)} s seen, ~${heightOf(r)}p played, ${r.heightAtEnd}p at the end, ${traffic(r)}`;
 
-type Key =
-  | 'fastFrame'
-  | 'fastStalls'
-  | 'fastHeight'
-  | 'slowFrame'
-  | 'slowStalls'
-  | 'slowSeen'
-  | 'dropStalls'
-  | 'dropLower'
-  | 'seek'
-  | 'edge'
-  | 'bytes';
+const figure = (text: string, target = REFERENCE) => ({ figure: `Adaptive, ${text}`, target });
+const FIGURES = {
+  fastFrame: figure('Fast 3G: first frame', atMost(3000, seconds)),
+  fastStalls: figure('Fast 3G: stalls in 60 s', exactly(0)),
+  fastHeight: figure('Fast 3G: rendition played', atLeast(360, 'p')),
+  slowFrame: figure('Slow 3G: first frame', atMost(8000, seconds)),
+  slowStalls: figure('Slow 3G: stalls in 60 s', atMost(1)),
+  slowSeen: figure('Slow 3G: video seen in 60 s', atLeast(45, ' s')),
+  dropStalls: figure('Fast→Slow 3G at 20 s: stalls', atMost(1)),
+  dropLower: figure(
+    'Fast→Slow 3G at 20 s: rendition at the end',
+    holds('lower than before the drop'),
+  ),
+  seek: figure('Fast 3G: seek to 80 % shows a frame', atMost(3000, seconds)),
+  edge: figure('EDGE (200 kbit/s, 1 s), 60 s'),
+  bytes: figure('Fast 3G: bytes in 60 s (down / up)'),
+};
 
-export function adaptiveMeasurement(site: Site): Measurement<Key> {
-  const figure = (text: string, target = REFERENCE) => ({ figure: `Adaptive, ${text}`, target });
+export function adaptiveMeasurement(site: Site): Measurement<keyof typeof FIGURES> {
   return {
-    name: 'Adaptive video vs one MP4 (3 min 720p source, phone, DevTools throttling, 60 s)',
+    name: 'Adaptive video (3 min 720p source, phone, DevTools throttling, 60 s)',
     timeoutMs: 40 * 60_000,
-    figures: {
-      fastFrame: figure('Fast 3G: first frame', atMost(3000, seconds)),
-      fastStalls: figure('Fast 3G: stalls in 60 s', exactly(0)),
-      fastHeight: figure('Fast 3G: rendition played', atLeast(360, 'p')),
-      slowFrame: figure('Slow 3G: first frame', atMost(8000, seconds)),
-      slowStalls: figure('Slow 3G: stalls in 60 s', atMost(1)),
-      slowSeen: figure('Slow 3G: video seen in 60 s', atLeast(45, ' s')),
-      dropStalls: figure('Fast→Slow 3G at 20 s: stalls', atMost(1)),
-      dropLower: figure(
-        'Fast→Slow 3G at 20 s: rendition at the end',
-        holds('lower than before the drop'),
-      ),
-      seek: figure('Fast 3G: seek to 80 % shows a frame', atMost(3000, seconds)),
-      edge: figure('EDGE (200 kbit/s, 1 s), 60 s'),
-      bytes: figure('Fast 3G: bytes in 60 s (down / up)'),
-    },
+    figures: FIGURES,
     async run(signal) {
-      const { source, mediaDir, manifest } = await benchSource();
+      const { mediaDir, manifest } = await benchSource();
       const ladder = manifest.rungs.map(
         (r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`,
       );
       console.log(`  ladder: ${ladder.join(', ')}`);
-      const adaptive = await startBenchServer(site.password, {
+      const server = await startBenchServer(site.password, {
         env: { MEDIA_DIR: mediaDir },
         logFile: 'reports/bench-adaptive-server.log',
       });
-      const single = await startBenchServer(site.password, {
-        env: { VIDEO_FILE: source },
-        logFile: 'reports/bench-single-server.log',
-      });
       const browser = await launchBrowser(signal);
-      const scenarios = {
-        fast: { link: FAST_3G },
-        slow: { link: SLOW_3G },
-        drop: { link: FAST_3G, dropTo: SLOW_3G },
-        seek: { link: FAST_3G, seek: true },
-        edge: { link: EDGE },
+      const watch = async (scenario: Scenario) => {
+        const run = await runOnce(browser, server, site, scenario);
+        console.log(`  ${describe(run)}`);
+        return run;
       };
-      const runs = {} as Record<keyof typeof scenarios, { adaptive: Run; single: Run }>;
       try {
-        for (const [name, scenario] of Object.entries(scenarios)) {
-          const a = await runOnce(browser, adaptive, site, scenario);
-          console.log(`  ${name}, adaptive: ${describe(a)}`);
-          const s = await runOnce(browser, single, site, scenario);
-          console.log(`  ${name}, one MP4: ${describe(s)}`);
-          runs[name as keyof typeof scenarios] = { adaptive: a, single: s };
-        }
+        const fast = await watch({ link: FAST_3G });
+        const slow = await watch({ link: SLOW_3G });
+        const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
+        const seek = await watch({ link: FAST_3G, seek: true });
+        const edge = await watch({ link: EDGE });
+        const stalls = (r: Run) => ({
+          value: `${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`,
+          measured: stallsOf(r),
+          note: describe(r),
+        });
+        return {
+          fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
+          fastStalls: stalls(fast),
+          fastHeight: { value: `~${heightOf(fast)}p`, measured: heightOf(fast) },
+          slowFrame: { value: frameOf(slow), measured: slow.firstFrameAt },
+          slowStalls: stalls(slow),
+          slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
+          dropStalls: stalls(drop),
+          dropLower: {
+            value: `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
+            measured: drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop,
+          },
+          seek: {
+            value: seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs),
+            measured: seek.seekMs,
+          },
+          edge: {
+            value: `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
+            measured: edge.firstFrameAt,
+          },
+          bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
+        };
       } finally {
         await browser.close();
-        await Promise.all([adaptive.stop(), single.stop()]);
+        await server.stop();
       }
-      const { fast, slow, drop, seek, edge } = runs;
-      const vs = (r: Run) => `one MP4: ${describe(r)}`;
-      const frame = ({ adaptive: a, single: s }: typeof fast): Reading => {
-        return { value: frameOf(a), measured: a.firstFrameAt, note: vs(s) };
-      };
-      const stalls = ({ adaptive: a, single: s }: typeof fast): Reading => {
-        const value = `${stallsOf(a)} (${seconds(a.stalledMs)} waiting)`;
-        return { value, measured: stallsOf(a), note: `${describe(a)}; ${vs(s)}` };
-      };
-      const seekOf = (r: Run) => (r.seekMs === null ? 'no frame in 15 s' : seconds(r.seekMs));
-      const before = drop.adaptive.heightBeforeDrop;
-      return {
-        fastFrame: frame(fast),
-        fastStalls: stalls(fast),
-        fastHeight: { value: `~${heightOf(fast.adaptive)}p`, measured: heightOf(fast.adaptive) },
-        slowFrame: frame(slow),
-        slowStalls: stalls(slow),
-        slowSeen: {
-          value: `${slow.adaptive.currentTime.toFixed(0)} s`,
-          measured: slow.adaptive.currentTime,
-          note: `one MP4: ${slow.single.currentTime.toFixed(0)} s`,
-        },
-        dropStalls: stalls(drop),
-        dropLower: {
-          value: `${drop.adaptive.heightAtEnd}p at the end, ${before}p at the drop`,
-          measured: drop.adaptive.heightAtEnd > 0 && drop.adaptive.heightAtEnd < before,
-        },
-        seek: {
-          value: seekOf(seek.adaptive),
-          measured: seek.adaptive.seekMs,
-          note: `one MP4: ${seekOf(seek.single)}`,
-        },
-        edge: {
-          value: `first frame ${frameOf(edge.adaptive)}, ${stallsOf(edge.adaptive)} stalls, ${edge.adaptive.currentTime.toFixed(0)} s seen, ~${heightOf(edge.adaptive)}p`,
-          measured: edge.adaptive.firstFrameAt,
-          note: vs(edge.single),
-        },
-        bytes: {
-          value: traffic(fast.adaptive),
-          measured: fast.adaptive.down,
-          note: `Slow 3G: ${traffic(slow.adaptive)}; one MP4 Fast 3G: ${traffic(fast.single)}, Slow 3G: ${traffic(slow.single)}`,
-        },
-      };
     },
   };
 }

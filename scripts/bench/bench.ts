@@ -1,9 +1,4 @@
-/**
- * `npm run bench`: builds, starts the real server on a free port, runs each measurement with a
- * time limit, prints one table and writes it to reports/bench.json and reports/bench.md. A
- * missed target is a finding: the exit code is 0 unless the bench itself broke.
- * BENCH_SKIP_BUILD=1 measures the existing build; BENCH_ONLY=a,b runs the named measurements.
- */
+/** `npm run bench`: each measurement with a time limit, one table (docs/benchmarks.md). */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -14,6 +9,7 @@ import { adaptiveMeasurement } from './adaptive';
 import { chromiumPath, describeConditions } from './browser';
 import { bundleMeasurement } from './bundle';
 import { crowdMeasurement } from './crowd';
+import { firstVisitMeasurement } from './first-visit';
 import { lighthouseMeasurement } from './lighthouse';
 import { BENCH_SERVER_ENV, describeLoad, loadMeasurement, startBenchServer } from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
@@ -28,6 +24,7 @@ const MEASUREMENTS = {
   screens: screensMeasurement,
   video: videoMeasurement,
   adaptive: adaptiveMeasurement,
+  'first-visit': firstVisitMeasurement,
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
   redis: redisMeasurement,

@@ -1,8 +1,6 @@
 /**
- * The bench's one browser driver: Debian's Chromium started by chrome-launcher and driven over
- * the DevTools protocol with chrome-remote-interface, throttled exactly as DevTools' own
- * presets do it. Not Playwright: it runs its utility world and init scripts in every document
- * as it commits, which under 4× CPU cost the login about 30 ms of First Contentful Paint.
+ * The one browser driver: Chromium by chrome-launcher, driven by chrome-remote-interface, throttled
+ * as DevTools' presets do it (not Playwright: its init scripts cost the login 30 ms of FCP).
  */
 import CDP from 'chrome-remote-interface';
 import * as chromeLauncher from 'chrome-launcher';

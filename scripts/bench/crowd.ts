@@ -1,24 +1,11 @@
-/**
- * A crowd behind one address (issue 31): 100 visitors arriving at random within 30 s, all from
- * 127.0.0.1, each its own browser (own connection, own cookies), 5 of them mistyping once first;
- * each waits for an answer as long as the app does (SIGNIN_TIMEOUT_MS), honours Retry-After and
- * gives up after 7 presses or 3 minutes. Three runs, each on a fresh server with the production
- * hash and the default signin limits: the crowd alone; a new crowd beside a guesser at the same
- * address (wrong passwords as fast as it is answered, obeying Retry-After); the first crowd
- * coming back (its browsers carry the device cookie) beside the guesser.
- */
+/** A crowd of 100 behind one address, alone and beside a guesser (issue 31): docs/benchmarks.md. */
 import { randomBytes } from 'node:crypto';
 import { clientConfig, readSettings } from '../../config/settings';
 import { hashPassword } from '../../server/password';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
-import {
-  SIGNIN_PATH,
-  send,
-  signinBody,
-  startServer,
-  type Answer,
-} from '../test-support/test-server';
-import { REFERENCE, exactly, holds, quantile, type Measurement, type Site } from './measure';
+import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
+import type { Answer } from '../test-support/test-server';
+import { exactly, holds, quantile, type Measurement, type Site, figure } from './measure';
 
 const VISITORS = 100;
 const ARRIVALS_MS = 30_000;
@@ -83,72 +70,47 @@ function browser(username: string) {
 type Browser = ReturnType<typeof browser>;
 
 async function crowd(origin: string, password: string, browsers: Browser[], guesser?: Browser) {
-  const run = {
-    inAtFirstRightPress: 0,
-    in: 0,
-    presses: 0,
-    refused: 0,
-    rightRefused: 0,
-    /** Presses with no answer within the app's timeout; of them, first right presses. */
-    unanswered: 0,
-    firstRightUnanswered: 0,
-    guesserFailures: 0,
-    guesserS: 0,
-    /** The guesser's failures and the typos of browsers without a device cookie. */
-    addressFailures: 0,
-    latencies: [] as number[],
-    /** From a visitor's first press to its 200. */
-    timeToIn: [] as number[],
-  };
+  /** `first`: the visitor's first press with the right password; `device`: with its cookie. */
+  const presses: { status: number; ms: number; right: boolean; first: boolean; device: boolean }[] =
+    [];
+  const timeToIn: number[] = [];
+  const guessed = { failures: 0, seconds: 0 };
   let crowdDone = false;
   let endGuessing = () => {};
   const crowdOver = new Promise<void>((resolve) => (endGuessing = resolve));
-  const wait = (ms: number) => Promise.race([sleep(ms), crowdOver]);
   const started = performance.now();
   const guessing = (async () => {
     for (let i = 0; guesser && !crowdDone; i++) {
       const answer = await guesser(origin, `guess-${i}-${randomBytes(4).toString('hex')}`);
-      if (answer.status === 401) {
-        run.guesserFailures += 1;
-        run.addressFailures += 1;
-      } else
-        await wait(answer.status === 429 ? Number(answer.headers['retry-after'] ?? 1) * 1000 : 100);
+      if (answer.status === 401) guessed.failures += 1;
+      else {
+        const ms = answer.status === 429 ? Number(answer.headers['retry-after'] ?? 1) * 1000 : 100;
+        await Promise.race([sleep(ms), crowdOver]);
+      }
     }
-    run.guesserS = (performance.now() - started) / 1000;
+    guessed.seconds = (performance.now() - started) / 1000;
   })();
   await Promise.all(
     browsers.map(async (press, visitor) => {
       await sleep(Math.random() * ARRIVALS_MS);
-      const first = performance.now();
-      let typo = visitor % TYPO_EVERY === 0;
-      let firstRight = true;
+      const arrived = performance.now();
+      let right = visitor % TYPO_EVERY !== 0;
+      let first = true;
       for (let n = 0; n < MAX_PRESSES; n++) {
-        const answer = await press(origin, typo ? `${password}x` : password);
-        run.presses += 1;
-        run.latencies.push(answer.ms);
-        if (answer.status === 200) {
-          run.in += 1;
-          if (firstRight) run.inAtFirstRightPress += 1;
-          run.timeToIn.push(performance.now() - first);
-          return;
-        }
-        if (answer.status === NO_ANSWER) {
-          run.unanswered += 1;
-          if (!typo && firstRight) run.firstRightUnanswered += 1;
-        }
-        if (answer.status === 401 && typo) {
-          if (!answer.device) run.addressFailures += 1;
-          typo = false;
+        const { status, ms, device, headers } = await press(
+          origin,
+          right ? password : `${password}x`,
+        );
+        presses.push({ status, ms, right, first: right && first, device });
+        if (status === 200) return void timeToIn.push(performance.now() - arrived);
+        if (!right && status === 401) {
+          right = true;
           await sleep(1000);
           continue;
         }
-        if (answer.status === 429) {
-          run.refused += 1;
-          if (!typo) run.rightRefused += 1;
-        }
-        if (!typo) firstRight = false;
-        const retryMs = Number(answer.headers['retry-after'] ?? 1) * 1000;
-        if (performance.now() - first + retryMs > GIVE_UP_MS) return;
+        if (right) first = false;
+        const retryMs = Number(headers['retry-after'] ?? 1) * 1000;
+        if (performance.now() - arrived + retryMs > GIVE_UP_MS) return;
         await sleep(retryMs);
       }
     }),
@@ -156,7 +118,19 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
   crowdDone = true;
   endGuessing();
   await guessing;
-  return run;
+  const count = (test: (press: (typeof presses)[number]) => boolean) => presses.filter(test).length;
+  const typos = count((p) => p.status === 401 && !p.right && !p.device);
+  return {
+    ...{ presses: presses.length, latencies: presses.map((p) => p.ms), timeToIn, guessed },
+    in: count((p) => p.status === 200),
+    inAtFirstRightPress: count((p) => p.status === 200 && p.first),
+    refused: count((p) => p.status === 429),
+    rightRefused: count((p) => p.status === 429 && p.right),
+    unanswered: count((p) => p.status === NO_ANSWER),
+    firstRightUnanswered: count((p) => p.status === NO_ANSWER && p.first),
+    /** Failures counted on the address: the guesser's, and typos without a device cookie. */
+    addressFailures: guessed.failures + typos,
+  };
 }
 
 type Run = Awaited<ReturnType<typeof crowd>>;
@@ -182,21 +156,15 @@ export function crowdMeasurement(site: Site): Measurement<Key> {
     name: 'a crowd of 100 behind one address, alone and with a guesser (default limits)',
     timeoutMs: 600_000,
     figures: {
-      alone: { figure: 'Crowd of 100 at one address: in at the first right press', target: all },
-      aloneTimes: { figure: 'Crowd of 100: time to an answer (p99)', target: REFERENCE },
-      guessed: {
-        figure: 'New crowd of 100 + a guesser: in at the first right press',
-        target: REFERENCE,
-      },
-      guessedTimes: { figure: 'New crowd + a guesser: time to an answer (p99)', target: REFERENCE },
-      guesser: {
-        figure: "Guesser amid the crowd: its address's failures",
-        target: holds('≤ what the limits allow in that time'),
-      },
-      returning: {
-        figure: 'Returning crowd (device cookies) + a guesser: in at the first press',
-        target: all,
-      },
+      alone: figure('Crowd of 100 at one address: in at the first right press', all),
+      aloneTimes: figure('Crowd of 100: time to an answer (p99)'),
+      guessed: figure('New crowd of 100 + a guesser: in at the first right press'),
+      guessedTimes: figure('New crowd + a guesser: time to an answer (p99)'),
+      guesser: figure(
+        "Guesser amid the crowd: its address's failures",
+        holds('≤ what the limits allow in that time'),
+      ),
+      returning: figure('Returning crowd (device cookies) + a guesser: in at the first press', all),
     },
     async run(signal) {
       const env = {
@@ -224,9 +192,10 @@ export function crowdMeasurement(site: Site): Measurement<Key> {
       const [alone, guessed, returning] = runs as [Run, Run, Run];
       const allowed = limits();
       const guessing = (run: Run) => {
-        const typos = run.addressFailures - run.guesserFailures;
-        const most = allowed(run.guesserS * 1000);
-        const text = `${run.addressFailures} (guesser ${run.guesserFailures}${typos ? `, typos ${typos}` : ''}) in ${run.guesserS.toFixed(0)} s, limits allow ${most}`;
+        const { failures, seconds } = run.guessed;
+        const typos = run.addressFailures - failures;
+        const most = allowed(seconds * 1000);
+        const text = `${run.addressFailures} (guesser ${failures}${typos ? `, typos ${typos}` : ''}) in ${seconds.toFixed(0)} s, limits allow ${most}`;
         return { within: run.addressFailures <= most, text };
       };
       const [withNew, withReturning] = [guessing(guessed), guessing(returning)];

@@ -1,7 +1,6 @@
 /**
- * What a measurement is (figures declared up front, each with its target, and a bounded run),
- * and the bench's one output: a table of figures, printed and written as JSON and Markdown. A
- * timeout or a crash still yields one row per figure, so that the table keeps its shape.
+ * A measurement: its figures and targets declared up front (a timeout still yields every row),
+ * a bounded run; and the one output, a table written as JSON and Markdown.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 
@@ -44,6 +43,7 @@ export interface Figure {
   figure: string;
   target: Target;
 }
+export const figure = (text: string, target = REFERENCE): Figure => ({ figure: text, target });
 
 /** What a measurement found for one figure; `met` follows from `measured` and the target. */
 export interface Reading {
@@ -130,7 +130,7 @@ export const runsOf = <T>(values: (T | null)[], format: (value: T) => string) =>
   `runs ${values.map((value) => (value === null ? '-' : format(value))).join(', ')}`;
 
 /** A Markdown table with its columns aligned, as Prettier writes it (docs/benchmarks.md). */
-export function markdownTable(header: string[], lines: string[][]): string {
+function markdownTable(header: string[], lines: string[][]): string {
   const cells = [header, ...lines].map((line) => line.map((cell) => cell.replaceAll('|', '\\|')));
   const widths = header.map((_, i) => Math.max(3, ...cells.map((line) => line[i]!.length)));
   const line = (parts: string[]) => `| ${parts.map((p, i) => p.padEnd(widths[i]!)).join(' | ')} |`;

@@ -1,14 +1,9 @@
-/**
- * What sharing the state in Redis costs under a signin flood: the load measurement (load.ts, as
- * it is) on the bench's one in-memory instance, then on two instances sharing one private
- * redis-server, flooded and probed at the same time (B 2 s after A). On 2 cores the two
- * instances also compete for the CPU, and the shared limiter sees both floods' addresses as one.
- */
+/** The load section's flood on one instance in memory, then on two sharing one Redis. */
 import { randomBytes } from 'node:crypto';
 import { startRedis } from '../test-support/redis-server';
 import type { RunningServer } from '../test-support/test-server';
 import { loadMeasurement, startBenchServer } from './load';
-import { exactly, type Measurement, type Reading, type Site } from './measure';
+import { exactly, type Measurement, type Reading, type Site, figure } from './measure';
 
 /**
  * Two bench servers on one redis-server (and one cookie secret, as behind a load balancer),
@@ -27,15 +22,11 @@ export async function twoInstancesOnRedis(
     await Promise.all(servers.splice(0).map((server) => server.stop()));
     await redis.stop();
   };
+  // Also after a failed start: the measurement's end aborts `signal`.
   signal.addEventListener('abort', () => void stop(), { once: true });
-  try {
-    for (const which of ['a', 'b']) {
-      const logFile = `reports/bench-server-${name}-${which}.log`;
-      servers.push(await startBenchServer(password, { env: { ...shared, ...env }, logFile }));
-    }
-  } catch (error) {
-    await stop();
-    throw error;
+  for (const which of ['a', 'b']) {
+    const logFile = `reports/bench-server-${name}-${which}.log`;
+    servers.push(await startBenchServer(password, { env: { ...shared, ...env }, logFile }));
   }
   return { servers: servers as [RunningServer, RunningServer], password, stop };
 }
@@ -63,16 +54,15 @@ type Key = 'memoryPage' | 'memoryVideo' | 'redisPage' | 'redisVideo' | 'errors';
 export function redisMeasurement(site: Site): Measurement<Key> {
   // The same targets as the one-instance flood (load.ts).
   const { page, video } = loadMeasurement(site).figures;
-  const figure = (text: string, of: typeof page) => ({ figure: text, target: of.target });
   return {
     name: 'signin flood: one instance in memory, then two instances on one Redis',
     timeoutMs: 180_000,
     figures: {
-      memoryPage: figure('Login page p99 under flood, 1 instance in memory', page),
-      memoryVideo: figure('Video Range p99 under flood, 1 instance in memory', video),
-      redisPage: figure('Login page p99 under flood, 2 instances on Redis', page),
-      redisVideo: figure('Video Range p99 under flood, 2 instances on Redis', video),
-      errors: { figure: 'Page+video errors under flood, memory | Redis', target: exactly(0) },
+      memoryPage: figure('Login page p99 under flood, 1 instance in memory', page.target),
+      memoryVideo: figure('Video Range p99 under flood, 1 instance in memory', video.target),
+      redisPage: figure('Login page p99 under flood, 2 instances on Redis', page.target),
+      redisVideo: figure('Video Range p99 under flood, 2 instances on Redis', video.target),
+      errors: figure('Page+video errors under flood, memory | Redis', exactly(0)),
     },
     async run(signal) {
       const memory = await loadMeasurement(site).run(signal);

@@ -1,29 +1,8 @@
-/**
- * The video screen with a live session, on a throttled phone: when the first video frame is
- * painted, how much of the MP4 was downloaded by then, and whether a seek to 80 % plays without
- * downloading the part in between (Range requests). Bytes come from the DevTools protocol (each
- * Network.dataReceived of the media request, placed in the file by its Content-Range).
- */
-import {
-  PHONE,
-  launchBrowser,
-  pageClock,
-  returningVisitor,
-  type Browser,
-  type Tab,
-  type Visitor,
-} from './browser';
-import {
-  atMost,
-  holds,
-  kilobytes,
-  median,
-  percent,
-  runsOf,
-  seconds,
-  type Measurement,
-  type Site,
-} from './measure';
+/** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
+import { PHONE, launchBrowser, pageClock, returningVisitor } from './browser';
+import type { Browser, Tab, Visitor } from './browser';
+import { atMost, holds, kilobytes, median, percent, runsOf, seconds, figure } from './measure';
+import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
 const RUNS = 3;
@@ -93,7 +72,7 @@ async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
     const media = trackMedia(tab);
     await tab.navigate(url, false);
     const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
-    const { firstFrameAt: frame, benchStartedPlayback } = await watch.read();
+    const { firstFrameAt: frame } = await watch.read();
     const at = await clock();
     const { chunks: raw, requests, fileSize } = media();
     const chunks = raw.map((chunk) => ({ ...chunk, at: at(chunk.at) }));
@@ -110,7 +89,6 @@ async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
         : null;
     return {
       frame,
-      benchStartedPlayback,
       fileSize,
       startBytes,
       between,
@@ -132,13 +110,10 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
     name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
     timeoutMs: 180_000,
     figures: {
-      frame: { figure: 'VideoPlayer first frame (4× CPU, Fast 3G)', target: atMost(2500, seconds) },
-      start: { figure: 'Video bytes by first frame', target: share },
-      seek: {
-        figure: 'Seek to 80 % plays from there',
-        target: holds('plays, via a Range request'),
-      },
-      between: { figure: 'Video bytes fetched between 10 % and the seek point', target: share },
+      frame: figure('VideoPlayer first frame (4× CPU, Fast 3G)', atMost(2500, seconds)),
+      start: figure('Video bytes by first frame', share),
+      seek: figure('Seek to 80 % plays from there', holds('plays, via a Range request')),
+      between: figure('Video bytes fetched between 10 % and the seek point', share),
     },
     async run(signal) {
       const browser = await launchBrowser(signal);
@@ -162,15 +137,14 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
       const frame = median(runs.map((run) => run.frame));
       const seekFrame = median(runs.map((run) => run.seekFrame));
       const plays = runs.every((run) => run.seekPlays);
-      const pressed = runs.filter((run) => run.benchStartedPlayback).length;
       return {
         frame: {
           value: frame === null ? 'no frame' : seconds(frame),
           measured: frame,
-          note: `${runsOf(
+          note: runsOf(
             runs.map((run) => run.frame),
             seconds,
-          )}; play pressed by the bench at metadata in ${pressed} of ${RUNS} runs`,
+          ),
         },
         start: ofFile((run) => run.startBytes),
         seek: {

@@ -1,14 +1,8 @@
-/**
- * The bench's one way of watching the video screen (video.ts, adaptive.ts, first-visit.ts): what
- * the page's <video> does, recorded in the page on its own clock (ms since navigation start),
- * and a seek that times the first frame from the new place.
- */
+/** The one way of watching the page's <video> (video, adaptive, first visit), on its clock. */
 import type { Tab } from './browser';
 
 export interface Watch {
   firstFrameAt: number | null;
-  /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
-  benchStartedPlayback: boolean;
   /** Each `waiting` → `playing` after the first frame, and the time spent waiting. */
   stalls: number;
   stalledMs: number;
@@ -33,7 +27,6 @@ declare global {
 function watchPage(playAt: 'loadstart' | 'metadata') {
   const watch: Watch = {
     firstFrameAt: null,
-    benchStartedPlayback: false,
     stalls: 0,
     stalledMs: 0,
     heightMs: 0,
@@ -46,7 +39,6 @@ function watchPage(playAt: 'loadstart' | 'metadata') {
   let waitingSince: number | null = null;
   let last = performance.now();
   const play = (element: HTMLVideoElement) => {
-    watch.benchStartedPlayback = true;
     element.muted = true;
     void element.play().catch(() => undefined);
   };

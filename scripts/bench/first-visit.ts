@@ -11,7 +11,7 @@ import { REFERENCE, atMost, kilobytes, median, seconds } from './measure';
 import type { Figure, Measurement, Reading, Site } from './measure';
 import { watchVideo } from './watch-video';
 
-const RUNS = Number(process.env.FV_RUNS ?? 3);
+const RUNS = 3;
 const WAIT_MS = 60_000;
 const LINKS = { 'Slow 3G': SLOW_3G, 'Fast 3G': FAST_3G };
 type LinkName = keyof typeof LINKS;

@@ -1,17 +1,15 @@
 /** The one way of watching the page's <video> (video, adaptive, first visit), on its clock. */
 import type { Tab } from './browser';
 
-export interface Watch {
-  firstFrameAt: number | null;
-  /** Each `waiting` → `playing` after the first frame, and the time spent waiting. */
-  stalls: number;
-  stalledMs: number;
-  /** Time-weighted sum of the rendition's height while playing, and the time it covers. */
-  heightMs: number;
-  playingMs: number;
-  heightAtEnd: number;
-  currentTime: number;
-}
+/**
+ * Stalls: each `waiting` → `playing` after the first frame, and the time spent waiting;
+ * heightMs: the rendition's height while playing, weighted by time (over playingMs).
+ */
+const WATCH = {
+  firstFrameAt: null as number | null,
+  ...{ stalls: 0, stalledMs: 0, heightMs: 0, playingMs: 0, heightAtEnd: 0, currentTime: 0 },
+};
+export type Watch = typeof WATCH;
 
 declare global {
   interface Window {
@@ -24,16 +22,7 @@ declare global {
  * bubble, but they do capture). Play is pressed, muted, at `loadstart` (a visitor who taps play
  * at once) or at `loadedmetadata` if the app has not started playback by then.
  */
-function watchPage(playAt: 'loadstart' | 'metadata') {
-  const watch: Watch = {
-    firstFrameAt: null,
-    stalls: 0,
-    stalledMs: 0,
-    heightMs: 0,
-    playingMs: 0,
-    heightAtEnd: 0,
-    currentTime: 0,
-  };
+function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
   window.__benchWatch = watch;
   let video: HTMLVideoElement | null = null;
   let waitingSince: number | null = null;
@@ -128,7 +117,7 @@ async function seekPage(fraction: number) {
 
 /** Watches the video in every document `tab` opens from now on. */
 export async function watchVideo(tab: Tab, playAt: 'loadstart' | 'metadata') {
-  await tab.beforeScripts(watchPage, playAt);
+  await tab.beforeScripts(watchPage, [playAt, WATCH] as [typeof playAt, Watch]);
   return {
     firstFrame: (timeoutMs: number) =>
       tab.waitFor(() => window.__benchWatch?.firstFrameAt != null, timeoutMs),

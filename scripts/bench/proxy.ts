@@ -17,9 +17,6 @@ import { bothInstances, floodBoth, twoInstancesOnRedis } from './redis';
 const VIEWERS = 200;
 const PACE_BITS_PER_S = 500_000;
 const DURATION_S = 30;
-/** A failed segment is asked again after 1 s, doubling to 8 s: hls.js's default for fragments. */
-const RETRY_FIRST_MS = 1000;
-const RETRY_MAX_MS = 8000;
 /** Once both floods run, this long before one instance is killed: the middle of both. */
 const KILL_AFTER_MS = 3_000;
 /** The failover's access log (method, path, status, the instances asked; never a cookie). */
@@ -38,55 +35,57 @@ const cpuSeconds = (pids: number[]) =>
     }
   }, 0);
 
-interface Paths {
-  login: string;
-  segments: string[];
-}
-
-/** The viewers of `segments` and a probe of `login` every 100 ms, for DURATION_S. */
-async function watch(origin: string, cookie: string, pids: () => number[], paths: Paths) {
+/**
+ * For DURATION_S, the viewers each fetch `segments` in turn at the pace of PACE_BITS_PER_S (a
+ * failure is counted and asked again a second later) and the login is asked every 100 ms.
+ */
+async function watch(
+  origin: string,
+  cookie: string,
+  pids: () => number[],
+  login: string,
+  segments: string[],
+) {
   const options = { keepAlive: true, maxSockets: VIEWERS + 4, rejectUnauthorized: false };
   const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
   const get = (path: string, headers = {}) =>
-    send(`${origin}${path}`, { agent, headers }).catch((error: Error) => error);
+    send(`${origin}${path}`, { agent, headers }).catch(() => ({ status: 0, bytes: 0 }));
   const cpuBefore = cpuSeconds(pids());
   const end = Date.now() + DURATION_S * 1000;
-  const run = { bytes: 0, failed: 0, requests: 0, latencies: [] as number[] };
-  const viewer = async (index: number) => {
-    let retryMs = RETRY_FIRST_MS;
+  let [bytes, failed] = [0, 0];
+  const latencies: number[] = [];
+  const viewer = async (next: number) => {
     // Spread over the first segment's time, as viewers arriving.
     await sleep(Math.random() * 6_000);
-    for (let next = index; Date.now() < end;) {
+    while (Date.now() < end) {
       const started = Date.now();
-      const answer = await get(paths.segments[next % paths.segments.length]!, { cookie });
-      run.requests += 1;
-      let due = retryMs;
-      if (answer instanceof Error || answer.status !== 200) {
-        // Counted, and asked again later: a failing viewer must not spin.
-        run.failed += 1;
-        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
-      } else {
-        run.bytes += answer.bytes;
-        next += 1;
-        retryMs = RETRY_FIRST_MS;
-        due = (answer.bytes * 8 * 1000) / PACE_BITS_PER_S - (Date.now() - started);
-      }
-      if (due > 0) await sleep(due);
+      const answer = await get(segments[next % segments.length]!, { cookie });
+      if (answer.status !== 200) failed += 1;
+      else [bytes, next] = [bytes + answer.bytes, next + 1];
+      const paced = (answer.bytes * 8 * 1000) / PACE_BITS_PER_S - (Date.now() - started);
+      await sleep(answer.status === 200 ? paced : 1000);
     }
   };
   const probe = async () => {
     while (Date.now() < end) {
       const started = performance.now();
-      const answer = await get(paths.login);
-      if (answer instanceof Error || answer.status !== 200) run.failed += 1;
-      else run.latencies.push(performance.now() - started);
+      if ((await get(login)).status === 200) latencies.push(performance.now() - started);
+      else failed += 1;
       await sleep(100);
     }
   };
   await Promise.all([probe(), ...Array.from({ length: VIEWERS }, (_, i) => viewer(i))]);
-  const cpu = cpuSeconds(pids()) - cpuBefore;
+  const perGb = bytes ? (cpuSeconds(pids()) - cpuBefore) / (bytes / 1e9) : null;
   agent.destroy();
-  return { ...run, cpuPerGb: run.bytes ? cpu / (run.bytes / 1e9) : null };
+  const p99 = quantile(latencies, 0.99);
+  return {
+    failed,
+    cpu: {
+      value: perGb === null ? 'no bytes served' : `${perGb.toFixed(2)} s/GB`,
+      measured: perGb,
+    },
+    page: { value: `${p99.toFixed(0)} ms`, measured: p99 },
+  };
 }
 
 /**
@@ -190,35 +189,23 @@ export function proxyMeasurement(site: Site): Measurement<keyof typeof FIGURES> 
         const segments = readdirSync(join(dir, manifest.version, rung.dir))
           .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
           .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
-        const paths = { login: `${site.base}/login`, segments };
         const { origin } = server;
         const login = () =>
           signedIn({ ...site, origin }).catch(() => signedIn({ ...site, origin }));
         // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
         const proxyCookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
         const nginxPids = () => [proxy.pid, ...workerPids(proxy.pid)];
-        const proxied = await watch(proxy.origin, proxyCookie, nginxPids, paths);
-        const direct = await watch(
-          origin,
-          (await login()).cookie,
-          () => [server.process.pid!],
-          paths,
-        );
+        const page = `${site.base}/login`;
+        const proxied = await watch(proxy.origin, proxyCookie, nginxPids, page, segments);
+        const serverPid = () => [server.process.pid!];
+        const direct = await watch(origin, (await login()).cookie, serverPid, page, segments);
         const { first, second, killed, log } = await floodAndKill(site, dir, signal);
-        const cpu = (run: typeof direct) => ({
-          value: run.cpuPerGb === null ? 'no bytes served' : `${run.cpuPerGb.toFixed(2)} s/GB`,
-          measured: run.cpuPerGb,
-        });
-        const page = (run: typeof direct) => {
-          const ms = quantile(run.latencies, 0.99);
-          return { value: `${ms.toFixed(0)} ms`, measured: ms };
-        };
         const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
         return {
-          proxyCpu: cpu(proxied),
-          directCpu: cpu(direct),
-          proxyPage: page(proxied),
-          directPage: page(direct),
+          proxyCpu: proxied.cpu,
+          directCpu: direct.cpu,
+          proxyPage: proxied.page,
+          directPage: direct.page,
           failed: {
             value: `${proxied.failed} | ${direct.failed}`,
             measured: proxied.failed + direct.failed,

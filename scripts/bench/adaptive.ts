@@ -5,17 +5,8 @@ import { CURRENT_FILE, PUBLISHED, parsePointer, type Manifest } from '../../conf
 import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
 import type { RunningServer } from '../test-support/test-server';
-import {
-  FAST_3G,
-  PHONE,
-  SLOW_3G,
-  countBytes,
-  launchBrowser,
-  link,
-  returningVisitor,
-  type Browser,
-  type Link,
-} from './browser';
+import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
+import { trackRequests, type Browser, type Link } from './browser';
 import { startBenchServer } from './load';
 import { atLeast, atMost, exactly, holds, kilobytes, seconds, REFERENCE } from './measure';
 import type { Measurement, Site } from './measure';
@@ -62,7 +53,7 @@ async function runOnce(browser: Browser, server: RunningServer, site: Site, scen
     const visitor = await returningVisitor({ ...site, origin: server.origin });
     await visitor(tab, url);
     const watch = await watchVideo(tab, 'loadstart');
-    const bytes = countBytes(tab);
+    const requests = trackRequests(tab);
     await tab.navigate(url, false);
     const startedAt = Date.now();
     const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
@@ -84,7 +75,15 @@ async function runOnce(browser: Browser, server: RunningServer, site: Site, scen
         return !!video && !video.paused && video.readyState < 3;
       });
     }
-    return { ...(await watch.read()), ...bytes.total(), ...run };
+    // Bytes down: each request's bytes on the wire, or what came of it so far (media data comes
+    // without its encoded length).
+    const down = requests.all().reduce((sum, { wire, chunks }) => {
+      return (
+        sum +
+        (wire ?? chunks.reduce((total, [, decoded, encoded]) => total + (encoded || decoded), 0))
+      );
+    }, 0);
+    return { ...(await watch.read()), down, up: requests.up(), ...run };
   } finally {
     await tab.close();
   }

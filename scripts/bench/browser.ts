@@ -165,55 +165,72 @@ export async function launchBrowser(signal: AbortSignal) {
 }
 
 /**
- * The protocol's times (monotonic seconds) on the page's clock (ms since navigation start):
- * the page counts from navigation start, a little before the document request the protocol's
- * times count from; the gap is the navigation entry's fetchStart.
+ * Every request `tab` makes from now on: its type, method and URL, when it was sent, where in its
+ * file the answer starts and the file's size (Content-Range), its chunks as they came ([time,
+ * decoded bytes, encoded bytes], the encoded count is 0 for media data) and its bytes on the wire
+ * once finished; and the bytes sent up (headers and bodies). Times are the protocol's; `clock()`
+ * puts them on the page's (ms since navigation start, which is the document request's time
+ * less the navigation entry's fetchStart).
  */
-export function pageClock(tab: Tab) {
-  let documentAt: number | null = null;
-  tab.cdp.Network.requestWillBeSent(({ type, timestamp }) => {
-    if (type === 'Document') documentAt ??= timestamp;
-  });
-  return async () => {
-    const fetchStart = await tab.evaluate(
-      () =>
-        (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).fetchStart,
-    );
-    return (timestamp: number) => (timestamp - (documentAt ?? timestamp)) * 1000 + fetchStart;
-  };
-}
-
-/**
- * Bytes down: each finished request's encoded length, the bytes received so far of the others
- * (media data comes without its encoded length); bytes up: request headers and bodies. `chunks`
- * are the received bytes with their protocol time.
- */
-export function countBytes(tab: Tab) {
-  const finished = new Map<string, number>();
-  const partial = new Map<string, number>();
-  const chunks: { at: number; bytes: number }[] = [];
-  let up = 0;
+export function trackRequests(tab: Tab) {
+  const requests = new Map<string, Tracked>();
   const { Network } = tab.cdp;
-  Network.loadingFinished((event) => finished.set(event.requestId, event.encodedDataLength));
-  Network.dataReceived(({ requestId, timestamp, encodedDataLength, dataLength }) => {
-    partial.set(requestId, (partial.get(requestId) ?? 0) + (encodedDataLength || dataLength));
-    chunks.push({ at: timestamp, bytes: encodedDataLength || dataLength });
+  let [up, documentAt] = [0, null as number | null];
+  Network.requestWillBeSent(({ requestId, request, type, timestamp: sentAt }) => {
+    const { method, url } = request;
+    requests.set(requestId, {
+      type,
+      method,
+      url,
+      sentAt,
+      start: 0,
+      size: null,
+      chunks: [],
+      wire: null,
+    });
+    if (type === 'Document') documentAt ??= sentAt;
+    up += request.postData?.length ?? 0;
   });
   Network.requestWillBeSentExtraInfo(({ headers }) => {
     up +=
       40 +
       Object.entries(headers).reduce((sum, [k, v]) => sum + k.length + String(v).length + 4, 0);
   });
-  Network.requestWillBeSent(({ request }) => (up += request.postData?.length ?? 0));
-  return {
-    chunks,
-    total() {
-      let down = 0;
-      for (const [id, bytes] of partial) down += finished.get(id) ?? bytes;
-      for (const [id, bytes] of finished) if (!partial.has(id)) down += bytes;
-      return { down, up };
-    },
+  Network.responseReceived(({ requestId, response: { status, headers } }) => {
+    const request = requests.get(requestId);
+    const header = (name: string) =>
+      String(Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? '');
+    const range = /bytes (\d+)-\d+\/(\d+)/.exec(header('content-range'));
+    if (!request) return;
+    if (range) [request.start, request.size] = [Number(range[1]), Number(range[2])];
+    else if (status === 200 && Number(header('content-length')) > 0)
+      request.size = Number(header('content-length'));
+  });
+  Network.dataReceived(({ requestId, timestamp, dataLength, encodedDataLength }) =>
+    requests.get(requestId)?.chunks.push([timestamp, dataLength, encodedDataLength]),
+  );
+  Network.loadingFinished(({ requestId, encodedDataLength }) => {
+    const request = requests.get(requestId);
+    if (request) request.wire = encodedDataLength;
+  });
+  const clock = async () => {
+    const fetchStart = await tab.evaluate(
+      () =>
+        (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).fetchStart,
+    );
+    return (timestamp: number) => (timestamp - (documentAt ?? timestamp)) * 1000 + fetchStart;
   };
+  return { all: () => [...requests.values()], up: () => up, clock };
+}
+interface Tracked {
+  type?: string;
+  method: string;
+  url: string;
+  sentAt: number;
+  start: number;
+  size: number | null;
+  chunks: [number, number, number][];
+  wire: number | null;
 }
 
 /**

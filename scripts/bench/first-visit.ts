@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Manifest } from '../../config/media-layout';
 import { SIGNIN_PATH } from '../test-support/test-server';
 import { benchSource } from './adaptive';
-import { FAST_3G, PHONE, SLOW_3G, launchBrowser, pageClock, returningVisitor } from './browser';
+import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
 import type { Browser, Link, Tab } from './browser';
 import { startBenchServer } from './load';
 import { REFERENCE, atMost, kilobytes, median, seconds } from './measure';
@@ -30,47 +30,39 @@ function startBytes(folder: string, manifest: Manifest): number {
 }
 
 /**
- * A tab watching its video and its requests: when the signin first left, the page's bytes, and
- * the bytes on the wire between two page times (each answer's encoded length shared out by its
- * chunks, which come with their decoded length).
+ * A tab watching its video and its requests: after the first frame, when the signin first left,
+ * the page's bytes, and the bytes on the wire between two page times (each answer's length on
+ * the wire shared out by its chunks, which come with their decoded length).
  */
 async function visit(browser: Browser, link: Link, before?: Tab) {
   const options = { link, slowCpu: false, cache: !!before, contextId: before?.contextId };
   const tab = await browser.tab(PHONE, options);
   const watch = await watchVideo(tab, 'loadstart');
-  const clock = pageClock(tab);
-  const requests = new Map<string, { type?: string; wire: number; chunks: number[][] }>();
-  let signinAt: number | null = null;
-  const { Network } = tab.cdp;
-  Network.requestWillBeSent(({ requestId, request, type, timestamp }) => {
-    requests.set(requestId, { type, wire: 0, chunks: [] });
-    if (request.method === 'POST' && request.url.endsWith(SIGNIN_PATH)) signinAt ??= timestamp;
-  });
-  Network.dataReceived(({ requestId, timestamp, dataLength }) =>
-    requests.get(requestId)?.chunks.push([timestamp, dataLength]),
-  );
-  Network.loadingFinished(({ requestId, encodedDataLength }) => {
-    const request = requests.get(requestId);
-    if (request) request.wire = encodedDataLength;
-  });
-  const signinLeft = () => signinAt !== null;
-  /** After the first frame: the readings, on the page's clock. */
+  const requests = trackRequests(tab);
+  const signin = () =>
+    requests.all().find(({ method, url }) => method === 'POST' && url.endsWith(SIGNIN_PATH));
   const end = async () => {
     await watch.firstFrame(WAIT_MS);
-    const at = await clock();
-    const all = [...requests.values()];
+    const at = await requests.clock();
+    const all = requests.all();
     const sum = (chunks: number[][]) => chunks.reduce((total, [, bytes]) => total + bytes!, 0);
     const bytes = (from: number, to: number) =>
       all.reduce((total, { wire, chunks }) => {
-        const within = chunks.filter(([time]) => at(time!) >= from && at(time!) < to);
+        const within = chunks.filter(([time]) => at(time) >= from && at(time) < to);
         return total + ((wire || sum(chunks)) * sum(within)) / (sum(chunks) || 1);
       }, 0);
     const documents = all.filter((request) => request.type === 'Document');
     if (documents.length > 1) throw new Error('the page was loaded again after the signin');
-    const { firstFrameAt: frame } = await watch.read();
-    return { frame, signin: signinAt && at(signinAt), html: documents[0]?.wire ?? 0, bytes };
+    const signedIn = signin()?.sentAt;
+    const html = documents[0]?.wire ?? 0;
+    return {
+      frame: (await watch.read()).firstFrameAt,
+      signin: signedIn && at(signedIn),
+      html,
+      bytes,
+    };
   };
-  return { tab, signinLeft, end };
+  return { tab, signinLeft: () => !!signin(), end };
 }
 
 /** A new visitor types the password at the login's first paint and presses after `typingMs`. */

@@ -1,6 +1,6 @@
 /** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
-import { PHONE, launchBrowser, pageClock, returningVisitor } from './browser';
-import type { Browser, Tab, Visitor } from './browser';
+import { PHONE, launchBrowser, returningVisitor, trackRequests } from './browser';
+import type { Browser, Visitor } from './browser';
 import { atMost, holds, kilobytes, median, percent, runsOf, seconds, figure } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
@@ -14,36 +14,6 @@ interface Chunk {
   at: number;
   offset: number;
   bytes: number;
-}
-
-/** Follows the media requests: when each was sent, where in the file its answer starts. */
-function trackMedia(tab: Tab) {
-  let fileSize: number | null = null;
-  const requests = new Map<string, { sentAt: number; start: number; offset: number }>();
-  const chunks: Chunk[] = [];
-  const { Network } = tab.cdp;
-  Network.requestWillBeSent(({ type, requestId, timestamp }) => {
-    if (type === 'Media') requests.set(requestId, { sentAt: timestamp, start: 0, offset: 0 });
-  });
-  Network.responseReceived(({ requestId, response }) => {
-    const request = requests.get(requestId);
-    if (!request) return;
-    const header = (name: string) =>
-      Object.entries(response.headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? '';
-    const range = /bytes (\d+)-\d+\/(\d+)/.exec(header('content-range'));
-    const length = Number(header('content-length'));
-    if (range) {
-      request.start = request.offset = Number(range[1]);
-      fileSize = Number(range[2]);
-    } else if (response.status === 200 && length > 0) fileSize = length;
-  });
-  Network.dataReceived(({ requestId, timestamp, dataLength }) => {
-    const request = requests.get(requestId);
-    if (!request) return;
-    chunks.push({ at: timestamp, offset: request.offset, bytes: dataLength });
-    request.offset += dataLength;
-  });
-  return () => ({ chunks, fileSize, requests: [...requests.values()] });
 }
 
 /** Bytes of the file inside [from, to) covered by the chunks, counting each byte once. */
@@ -68,14 +38,22 @@ async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
     const url = `${site.origin}${site.base}/VideoPlayer`;
     await visitor(tab, url);
     const watch = await watchVideo(tab, 'metadata');
-    const clock = pageClock(tab);
-    const media = trackMedia(tab);
+    const tracked = trackRequests(tab);
     await tab.navigate(url, false);
     const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
     const { firstFrameAt: frame } = await watch.read();
-    const at = await clock();
-    const { chunks: raw, requests, fileSize } = media();
-    const chunks = raw.map((chunk) => ({ ...chunk, at: at(chunk.at) }));
+    const at = await tracked.clock();
+    const requests = tracked.all().filter((request) => request.type === 'Media');
+    const fileSize = requests.find((request) => request.size !== null)?.size ?? null;
+    // Each chunk placed in the file: its answer's start and the chunks before it.
+    const chunks: Chunk[] = requests.flatMap(({ start, chunks }) => {
+      let offset = start;
+      return chunks.map(([time, bytes]) => ({
+        at: at(time),
+        offset: (offset += bytes) - bytes,
+        bytes,
+      }));
+    });
     const startBytes =
       frame === null ? null : chunks.filter((c) => c.at <= frame).reduce((s, c) => s + c.bytes, 0);
     // The part in between ends where the seek's own request starts (the keyframe before 80 % of

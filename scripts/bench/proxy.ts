@@ -3,13 +3,13 @@
  * the Redis section's flood through nginx with one instance killed: docs/benchmarks.md.
  */
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
-import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpAgent, get as httpGet } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { RUNG_FILE_PATTERN } from '../../config/media-layout';
 import { startProxy, workerPids } from '../ops/nginx';
 import { publishTestClip } from '../test-support/test-clip';
-import { SIGNIN_PATH, send, signedIn } from '../test-support/test-server';
+import { SIGNIN_PATH, signedIn } from '../test-support/test-server';
 import { startBenchServer } from './load';
 import { atMost, exactly, quantile, type Measurement, type Site, figure } from './measure';
 import { bothInstances, floodBoth, twoInstancesOnRedis } from './redis';
@@ -48,8 +48,20 @@ async function watch(
 ) {
   const options = { keepAlive: true, maxSockets: VIEWERS + 4, rejectUnauthorized: false };
   const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
+  // Counted as they come, never kept: 200 viewers' segments would load this process's loop.
   const get = (path: string, headers = {}) =>
-    send(`${origin}${path}`, { agent, headers }).catch(() => ({ status: 0, bytes: 0 }));
+    new Promise<{ status: number; bytes: number }>((resolve) => {
+      const request = httpGet(`${origin}${path}`, { agent, headers, timeout: 10_000 }, (answer) => {
+        let bytes = 0;
+        answer.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        answer.on('error', () => undefined);
+        answer.on('close', () =>
+          resolve({ status: answer.complete ? answer.statusCode! : 0, bytes }),
+        );
+      });
+      request.on('timeout', () => request.destroy());
+      request.on('error', () => resolve({ status: 0, bytes: 0 }));
+    });
   const cpuBefore = cpuSeconds(pids());
   const end = Date.now() + DURATION_S * 1000;
   let [bytes, failed] = [0, 0];

@@ -18,7 +18,7 @@ import type { Browser as Puppeteer, BrowserContext, Page } from 'puppeteer-core'
 import puppeteer from 'puppeteer-core';
 import { CHROMIUM_ARGS, findChromium } from '../../scripts/test-support/find-chromium.mjs';
 import { findFirefox, findMiniBrowser } from '../../scripts/test-support/find-engines.mjs';
-import { freePort } from '../../scripts/test-support/test-server';
+import { freePort } from '../../scripts/ops/nginx';
 
 export type EngineName = 'chromium' | 'firefox' | 'webkit';
 export const ENGINE_NAMES: EngineName[] = ['chromium', 'firefox', 'webkit'];

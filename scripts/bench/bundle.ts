@@ -1,14 +1,9 @@
-/**
- * The login page's eager JS+CSS: what index.html makes the browser fetch before the app runs
- * (the module entry, which the boot script starts, its modulepreloads, the stylesheets),
- * gzip-compressed. The byte budget test (e2e/budget.spec.ts) holds the same files to the same
- * target: both read them here.
- */
+/** The login's eager JS+CSS, gzip; e2e/budget.spec.ts holds the same files to the same target. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { BOOT_CONFIG_ID, type BootConfig } from '../../src/boot/boot-config';
-import { atMost, kilobytes, type Measurement } from './measure';
+import { atMost, kilobytes, type Measurement, figure } from './measure';
 
 /** Issue 13: the login page stays within 110 KB of JS+CSS, gzip. */
 export const LOGIN_EAGER_BUDGET = atMost(110 * 1024, (bytes) => `${bytes / 1024} KB`);
@@ -23,8 +18,7 @@ export function eagerAssetUrls(html: string): string[] {
     if (src && attribute(tag, 'type') === 'module') urls.push(src);
   }
   for (const [tag] of html.matchAll(/<link\b[^>]*>/g)) {
-    const rel = attribute(tag, 'rel');
-    const href = attribute(tag, 'href');
+    const [rel, href] = [attribute(tag, 'rel'), attribute(tag, 'href')];
     if (href && (rel === 'modulepreload' || rel === 'stylesheet')) urls.push(href);
   }
   // The entry the boot script (src/boot/boot.ts) starts, from its settings.
@@ -51,15 +45,15 @@ export function bundleMeasurement(site: { distDir: string; base: string }): Meas
   return {
     name: 'bundle: login eager JS+CSS',
     timeoutMs: 10_000,
-    figures: { eager: { figure: 'Login eager JS+CSS (gzip)', target: LOGIN_EAGER_BUDGET } },
+    figures: { eager: figure('Login eager JS+CSS (gzip)', LOGIN_EAGER_BUDGET) },
     async run() {
       const sizes = eagerAssets(site.distDir, site.base);
       const total = sizes.reduce((sum, { bytes }) => sum + bytes, 0);
+      const files = `${sizes.length} file${sizes.length === 1 ? '' : 's'}`;
       return {
         eager: {
-          value: `${kilobytes(total)} (${sizes.length} file${sizes.length === 1 ? '' : 's'})`,
+          value: `${kilobytes(total)} (${files})`,
           measured: sizes.length ? total : null,
-          unit: 'B',
           note: sizes.map(({ name, bytes }) => `${name} ${kilobytes(bytes)}`).join(', '),
         },
       };

@@ -1,85 +1,53 @@
-/**
- * A crowd behind one address (issue 31): 100 visitors arriving at random within 30 s, all from
- * 127.0.0.1, each its own browser (own connection, own cookies), 5 of them mistyping once
- * first; each waits for an answer as long as the app does (SIGNIN_TIMEOUT_MS, as built), honours
- * Retry-After and gives up after 7 presses or 3 minutes. Three runs, each on a fresh
- * built server with the production hash and the default signin limits:
- * 1. the crowd alone;
- * 2. a new crowd while one guesser at the same address sends wrong passwords as fast as it is
- *    answered (obeying Retry-After);
- * 3. the crowd of run 1 coming back (its browsers carry the device cookie) with the guesser.
- */
+/** A crowd of 100 behind one address, alone and beside a guesser (issue 31): docs/benchmarks.md. */
 import { randomBytes } from 'node:crypto';
 import { clientConfig, readSettings } from '../../config/settings';
 import { hashPassword } from '../../server/password';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
-import {
-  SIGNIN_PATH,
-  send,
-  signinBody,
-  startServer,
-  type Answer,
-} from '../test-support/test-server';
-import {
-  REFERENCE,
-  exactly,
-  holds,
-  quantile,
-  type Measurement,
-  type Reading,
-  type Site,
-} from './measure';
+import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
+import type { Answer } from '../test-support/test-server';
+import { exactly, holds, quantile, type Measurement, type Site, figure } from './measure';
 
 const VISITORS = 100;
 const ARRIVALS_MS = 30_000;
 const MAX_PRESSES = 7;
-/** As a person would: gives up after this long without getting in. */
 const GIVE_UP_MS = 180_000;
 const TYPO_EVERY = 20;
-const ADDRESS = '127.0.0.1';
 /** The app's own wait for a signin's answer (src/api/signin.ts), as the build read it. */
 const SIGNIN_TIMEOUT_MS = clientConfig(process.env).signinTimeoutMs;
 /** Status 0: no answer within SIGNIN_TIMEOUT_MS (the app says "no se pudo conectar"). */
 const NO_ANSWER = 0;
 
-/** The limits the bench's servers run with (their defaults, unless the environment says). */
-const limits = () => {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The limits the servers run with (their defaults, unless the environment says). */
+function limits() {
   const s = readSettings(process.env, [
     'SIGNIN_FREE_FAILURES',
     'SIGNIN_BACKOFF_BASE_MS',
     'SIGNIN_BACKOFF_MAX_MS',
     'SIGNIN_MAX_FAILURES_PER_HOUR',
   ]);
-  return {
+  const rules = {
     freeFailures: s.SIGNIN_FREE_FAILURES,
     backoffBaseMs: s.SIGNIN_BACKOFF_BASE_MS,
     backoffMaxMs: s.SIGNIN_BACKOFF_MAX_MS,
-    maxFailuresPerHour: s.SIGNIN_MAX_FAILURES_PER_HOUR,
   };
-};
-
-/**
- * The most failures the limits let one address have within `ms` (at most an hour) of its
- * first: the free ones at once, then one per back-off, never more than the hourly ceiling.
- * Hashing takes time too, so a real guesser gets fewer.
- */
-function failuresAllowed(ms: number, rules: ReturnType<typeof limits>): number {
-  let at = 0;
-  let failures = 0;
-  while (failures < rules.maxFailuresPerHour) {
-    at += delayAfter(failures, rules);
-    if (at > Math.min(ms, HOUR_MS)) break;
-    failures += 1;
-  }
-  return failures;
+  /** The most failures one address may have within `ms` of its first (free ones, then backoff). */
+  return (ms: number) => {
+    let [at, failures] = [0, 0];
+    while (failures < s.SIGNIN_MAX_FAILURES_PER_HOUR) {
+      at += delayAfter(failures, rules);
+      if (at > Math.min(ms, HOUR_MS)) break;
+      failures += 1;
+    }
+    return failures;
+  };
 }
 
+/** A browser of its own: a cookie jar, a connection per press, the app's timeout. */
 function browser(username: string) {
   const jar = new Map<string, string>();
-  return async (
-    origin: string,
-    password: string,
-  ): Promise<Answer & { ms: number; device: boolean }> => {
+  return async (origin: string, password: string) => {
     const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
     const device = jar.has('dev');
     const started = performance.now();
@@ -87,13 +55,13 @@ function browser(username: string) {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
       body: signinBody(username, password),
-      localAddress: ADDRESS,
+      localAddress: '127.0.0.1',
       agent: false,
       timeoutMs: SIGNIN_TIMEOUT_MS,
     }).catch((): Answer => ({ status: NO_ANSWER, headers: {}, body: '', bytes: 0 }));
     for (const line of answer.headers['set-cookie'] ?? []) {
-      const pair = line.split(';', 1)[0]!;
-      jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+      const [name = '', ...value] = line.split(';', 1)[0]!.split('=');
+      jar.set(name, value.join('='));
     }
     return { ...answer, ms: performance.now() - started, device };
   };
@@ -101,97 +69,48 @@ function browser(username: string) {
 
 type Browser = ReturnType<typeof browser>;
 
-interface Run {
-  inAtFirstRightPress: number;
-  in: number;
-  presses: number;
-  refused: number;
-  rightRefused: number;
-  /** Presses with no answer within the app's timeout; of them, first right presses. */
-  unanswered: number;
-  firstRightUnanswered: number;
-  latencies: number[];
-  /** From a visitor's first press to its 200. */
-  timeToIn: number[];
-  guesserFailures: number;
-  /** Failures counted on the address: the guesser's and the typos of browsers without a device cookie. */
-  addressFailures: number;
-  guesserS: number;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function crowd(
-  origin: string,
-  site: Site,
-  browsers: Browser[],
-  guesser: Browser | null,
-): Promise<Run> {
-  const run: Run = {
-    inAtFirstRightPress: 0,
-    in: 0,
-    presses: 0,
-    refused: 0,
-    rightRefused: 0,
-    unanswered: 0,
-    firstRightUnanswered: 0,
-    latencies: [],
-    timeToIn: [],
-    guesserFailures: 0,
-    addressFailures: 0,
-    guesserS: 0,
-  };
+async function crowd(origin: string, password: string, browsers: Browser[], guesser?: Browser) {
+  /** `first`: the visitor's first press with the right password; `device`: with its cookie. */
+  const presses: { status: number; ms: number; right: boolean; first: boolean; device: boolean }[] =
+    [];
+  const timeToIn: number[] = [];
+  const guessed = { failures: 0, seconds: 0 };
   let crowdDone = false;
   let endGuessing = () => {};
   const crowdOver = new Promise<void>((resolve) => (endGuessing = resolve));
-  /** The guesser's wait, cut short when the crowd is done. */
-  const wait = (ms: number) => Promise.race([sleep(ms), crowdOver]);
   const started = performance.now();
   const guessing = (async () => {
     for (let i = 0; guesser && !crowdDone; i++) {
       const answer = await guesser(origin, `guess-${i}-${randomBytes(4).toString('hex')}`);
-      if (answer.status === 401) {
-        run.guesserFailures += 1;
-        run.addressFailures += 1;
-      } else if (answer.status === 429)
-        await wait(Number(answer.headers['retry-after'] ?? 1) * 1000);
-      else await wait(100);
+      if (answer.status === 401) guessed.failures += 1;
+      else {
+        const ms = answer.status === 429 ? Number(answer.headers['retry-after'] ?? 1) * 1000 : 100;
+        await Promise.race([sleep(ms), crowdOver]);
+      }
     }
-    run.guesserS = (performance.now() - started) / 1000;
+    guessed.seconds = (performance.now() - started) / 1000;
   })();
   await Promise.all(
     browsers.map(async (press, visitor) => {
       await sleep(Math.random() * ARRIVALS_MS);
-      const first = performance.now();
-      let typo = visitor % TYPO_EVERY === 0;
-      let firstRight = true;
+      const arrived = performance.now();
+      let right = visitor % TYPO_EVERY !== 0;
+      let first = true;
       for (let n = 0; n < MAX_PRESSES; n++) {
-        const answer = await press(origin, typo ? `${site.password}x` : site.password);
-        run.presses += 1;
-        run.latencies.push(answer.ms);
-        if (answer.status === 200) {
-          run.in += 1;
-          if (firstRight) run.inAtFirstRightPress += 1;
-          run.timeToIn.push(performance.now() - first);
-          return;
-        }
-        if (answer.status === NO_ANSWER) {
-          run.unanswered += 1;
-          if (!typo && firstRight) run.firstRightUnanswered += 1;
-        }
-        if (answer.status === 401 && typo) {
-          if (!answer.device) run.addressFailures += 1;
-          typo = false;
+        const { status, ms, device, headers } = await press(
+          origin,
+          right ? password : `${password}x`,
+        );
+        presses.push({ status, ms, right, first: right && first, device });
+        if (status === 200) return void timeToIn.push(performance.now() - arrived);
+        if (!right && status === 401) {
+          right = true;
           await sleep(1000);
           continue;
         }
-        if (answer.status === 429) {
-          run.refused += 1;
-          if (!typo) run.rightRefused += 1;
-        }
-        if (!typo) firstRight = false;
-        const retryMs = Number(answer.headers['retry-after'] ?? 1) * 1000;
-        if (performance.now() - first + retryMs > GIVE_UP_MS) return;
+        if (right) first = false;
+        const retryMs = Number(headers['retry-after'] ?? 1) * 1000;
+        if (performance.now() - arrived + retryMs > GIVE_UP_MS) return;
         await sleep(retryMs);
       }
     }),
@@ -199,102 +118,95 @@ async function crowd(
   crowdDone = true;
   endGuessing();
   await guessing;
-  return run;
+  const count = (test: (press: (typeof presses)[number]) => boolean) => presses.filter(test).length;
+  const typos = count((p) => p.status === 401 && !p.right && !p.device);
+  return {
+    ...{ presses: presses.length, latencies: presses.map((p) => p.ms), timeToIn, guessed },
+    in: count((p) => p.status === 200),
+    inAtFirstRightPress: count((p) => p.status === 200 && p.first),
+    refused: count((p) => p.status === 429),
+    rightRefused: count((p) => p.status === 429 && p.right),
+    unanswered: count((p) => p.status === NO_ANSWER),
+    firstRightUnanswered: count((p) => p.status === NO_ANSWER && p.first),
+    /** Failures counted on the address: the guesser's, and typos without a device cookie. */
+    addressFailures: guessed.failures + typos,
+  };
 }
 
-type Key = 'alone' | 'aloneTimes' | 'guessed' | 'guessedTimes' | 'guesser' | 'returning';
+type Run = Awaited<ReturnType<typeof crowd>>;
 
-const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const times = (run: Run): Reading => ({
-  value: `p50 ${fmt(quantile(run.latencies, 0.5))}, p99 ${fmt(quantile(run.latencies, 0.99))}`,
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const p50p99 = (values: number[]) =>
+  `p50 ${s(quantile(values, 0.5))}, p99 ${s(quantile(values, 0.99))}`;
+const times = (run: Run) => ({
+  value: p50p99(run.latencies),
   measured: quantile(run.latencies, 0.99) / 1000,
-  unit: 's',
-  note: `per press, ${run.presses} presses; visitor's first press to in: p50 ${fmt(quantile(run.timeToIn, 0.5))}, p99 ${fmt(quantile(run.timeToIn, 0.99))}`,
+  note: `visitor's first press to in: ${p50p99(run.timeToIn)}`,
 });
-const visitors = (run: Run): Reading => ({
+const visitors = (run: Run) => ({
   value: `${run.inAtFirstRightPress}/${VISITORS} at the first right press, ${run.in}/${VISITORS} in within ${MAX_PRESSES} presses; ${run.refused} presses refused (${run.rightRefused} right passwords); ${run.unanswered} unanswered within the app's ${SIGNIN_TIMEOUT_MS / 1000} s (${run.firstRightUnanswered} first right presses)`,
   measured: run.inAtFirstRightPress,
 });
 
-/** The address's failures in a run against what the limits allow in that time. */
-function guessing(run: Run, rules: ReturnType<typeof limits>) {
-  const allowed = failuresAllowed(run.guesserS * 1000, rules);
-  const typos = run.addressFailures - run.guesserFailures;
-  return {
-    within: run.addressFailures <= allowed,
-    text: `${run.addressFailures} (guesser ${run.guesserFailures}${typos ? `, typos ${typos}` : ''}) in ${run.guesserS.toFixed(0)} s, limits allow ${allowed}`,
-  };
-}
+type Key = 'alone' | 'aloneTimes' | 'guessed' | 'guessedTimes' | 'guesser' | 'returning';
 
 export function crowdMeasurement(site: Site): Measurement<Key> {
+  const all = exactly(VISITORS);
   return {
     name: 'a crowd of 100 behind one address, alone and with a guesser (default limits)',
     timeoutMs: 600_000,
     figures: {
-      alone: {
-        figure: 'Crowd of 100 at one address: in at the first right press',
-        target: exactly(VISITORS),
-      },
-      aloneTimes: { figure: 'Crowd of 100: time to an answer (p99)', target: REFERENCE },
-      guessed: {
-        figure: 'New crowd of 100 + a guesser: in at the first right press',
-        target: REFERENCE,
-      },
-      guessedTimes: { figure: 'New crowd + a guesser: time to an answer (p99)', target: REFERENCE },
-      guesser: {
-        figure: "Guesser amid the crowd: its address's failures",
-        target: holds('≤ what the limits allow in that time'),
-      },
-      returning: {
-        figure: 'Returning crowd (device cookies) + a guesser: in at the first press',
-        target: exactly(VISITORS),
-      },
+      alone: figure('Crowd of 100 at one address: in at the first right press', all),
+      aloneTimes: figure('Crowd of 100: time to an answer (p99)'),
+      guessed: figure('New crowd of 100 + a guesser: in at the first right press'),
+      guessedTimes: figure('New crowd + a guesser: time to an answer (p99)'),
+      guesser: figure(
+        "Guesser amid the crowd: its address's failures",
+        holds('≤ what the limits allow in that time'),
+      ),
+      returning: figure('Returning crowd (device cookies) + a guesser: in at the first press', all),
     },
     async run(signal) {
-      const passwordHash = await hashPassword(site.password);
-      const secret = randomBytes(48).toString('base64');
-      const fresh = async () => {
-        const server = await startServer(
-          { NODE_ENV: 'production', PASSWORD_HASH: passwordHash, SESSION_SECRET: secret },
-          { logFile: `reports/bench-server-crowd-${results.length + 1}.log` },
-        );
-        signal.addEventListener('abort', () => void server.stop(), { once: true });
-        return server;
+      const env = {
+        NODE_ENV: 'production',
+        PASSWORD_HASH: await hashPassword(site.password),
+        SESSION_SECRET: randomBytes(48).toString('base64'),
       };
       const newCrowd = () => Array.from({ length: VISITORS }, () => browser(site.username));
-      const results: Run[] = [];
-      const returningBrowsers = newCrowd();
-      for (const [browsers, withGuesser] of [
-        [returningBrowsers, false],
-        [newCrowd(), true],
-        [returningBrowsers, true],
+      const first = newCrowd();
+      const runs: Run[] = [];
+      for (const [browsers, guesser] of [
+        [first, undefined],
+        [newCrowd(), browser(site.username)],
+        [first, browser(site.username)],
       ] as const) {
-        const server = await fresh();
+        const logFile = `reports/bench-server-crowd-${runs.length + 1}.log`;
+        const server = await startServer(env, { logFile });
+        signal.addEventListener('abort', () => void server.stop(), { once: true });
         try {
-          results.push(
-            await crowd(
-              server.origin,
-              site,
-              [...browsers],
-              withGuesser ? browser(site.username) : null,
-            ),
-          );
+          runs.push(await crowd(server.origin, site.password, browsers, guesser));
         } finally {
           await server.stop();
         }
       }
-      const [alone, guessed, returning] = results as [Run, Run, Run];
-      const rules = limits();
-      const [withNew, withReturning] = [guessing(guessed, rules), guessing(returning, rules)];
+      const [alone, guessed, returning] = runs as [Run, Run, Run];
+      const allowed = limits();
+      const guessing = (run: Run) => {
+        const { failures, seconds } = run.guessed;
+        const typos = run.addressFailures - failures;
+        const most = allowed(seconds * 1000);
+        const text = `${run.addressFailures} (guesser ${failures}${typos ? `, typos ${typos}` : ''}) in ${seconds.toFixed(0)} s, limits allow ${most}`;
+        return { within: run.addressFailures <= most, text };
+      };
+      const [withNew, withReturning] = [guessing(guessed), guessing(returning)];
       return {
         alone: visitors(alone),
         aloneTimes: times(alone),
         guessed: visitors(guessed),
         guessedTimes: times(guessed),
         guesser: {
-          value: `new crowd: ${withNew.text}; returning: ${withReturning.text}; an hour: ${failuresAllowed(HOUR_MS, rules)} at most`,
+          value: `new crowd: ${withNew.text}; returning: ${withReturning.text}; an hour: ${allowed(HOUR_MS)} at most`,
           measured: withNew.within && withReturning.within,
-          note: `what the limits allow a fresh address from its first failure: ${rules.freeFailures} free, then one per back-off (${rules.backoffBaseMs / 1000} s doubling to ${rules.backoffMaxMs / 1000} s), never more than ${rules.maxFailuresPerHour} in any hour; each guess also waits for its hash, so a real guesser gets fewer. The typos are the new crowd's, on the same address (the returning crowd's count on their device cookies)`,
         },
         returning: visitors(returning),
       };

@@ -1,14 +1,9 @@
-/**
- * Lighthouse 12 on the login page: its default (mobile) config, with its own simulated
- * throttling, in Debian's Chromium started by chrome-launcher. Three runs, and the one with the
- * median Performance score: one run alone swings by a few points with the machine's load
- * (Lighthouse's own advice is a median of several runs).
- */
+/** Lighthouse's mobile preset on the login: three runs, the median Performance run shown. */
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Result } from 'lighthouse';
 import { CHROMIUM_ARGS } from '../test-support/find-chromium.mjs';
 import { chromiumPath } from './browser';
-import { exactly, type Figure, type Measurement, type Reading, type Site } from './measure';
+import { exactly, runsOf, type Figure, type Measurement, type Site, figure } from './measure';
 
 const RUNS = 3;
 const CATEGORIES = {
@@ -36,27 +31,15 @@ async function runOnce(url: string, signal: AbortSignal): Promise<Result> {
   }
 }
 
-/** The score, and when under 100 the weighted audits that cost points: what to fix. */
-function score(lhr: Result, category: Category): Reading {
-  const { score, auditRefs } = lhr.categories[category]!;
-  const points = score === null ? null : Math.round(score * 100);
-  const lost = auditRefs
-    .map((ref) => ({ ref, audit: lhr.audits[ref.id] }))
-    .filter(({ ref, audit }) => ref.weight > 0 && audit?.score != null && audit.score < 1)
-    .map(({ audit }) => `${audit!.title}${audit!.displayValue ? ` (${audit!.displayValue})` : ''}`);
-  return {
-    value: points === null ? 'n/a' : String(points),
-    measured: points,
-    ...(points !== null && points < 100 ? { note: lost.join('; ') } : {}),
-  };
-}
+const score = (run: Result, category: Category) => {
+  const value = run.categories[category]?.score;
+  return value == null ? null : Math.round(value * 100);
+};
 
 export function lighthouseMeasurement(site: Site): Measurement<Category> {
+  const ids = Object.keys(CATEGORIES) as Category[];
   const figures = Object.fromEntries(
-    Object.entries(CATEGORIES).map(([id, title]) => [
-      id,
-      { figure: `Lighthouse ${title} (mobile)`, target: exactly(100) },
-    ]),
+    ids.map((id) => [id, figure(`Lighthouse ${CATEGORIES[id]} (mobile)`, exactly(100))]),
   ) as Record<Category, Figure>;
   return {
     name: `Lighthouse 12, mobile preset, login page (median of ${RUNS})`,
@@ -66,19 +49,16 @@ export function lighthouseMeasurement(site: Site): Measurement<Category> {
       const runs: Result[] = [];
       for (let i = 0; i < RUNS && !signal.aborted; i += 1)
         runs.push(await runOnce(`${site.origin}${site.base}/login`, signal));
-      const performanceOf = (run: Result) => run.categories.performance?.score ?? 0;
-      const lhr = [...runs].sort((a, b) => performanceOf(a) - performanceOf(b))[runs.length >> 1]!;
-      const performance = score(lhr, 'performance');
-      const others = `runs ${runs.map((run) => Math.round(performanceOf(run) * 100)).join(', ')}, the median run shown`;
-      return {
-        performance: {
-          ...performance,
-          note: [others, performance.note].filter(Boolean).join('; '),
-        },
-        accessibility: score(lhr, 'accessibility'),
-        'best-practices': score(lhr, 'best-practices'),
-        seo: score(lhr, 'seo'),
+      const performance = (run: Result) => score(run, 'performance') ?? 0;
+      const median = [...runs].sort((a, b) => performance(a) - performance(b))[runs.length >> 1]!;
+      const note = `${runsOf(runs.map(performance), String)}, the median run shown`;
+      const reading = (id: Category) => {
+        const points = score(median, id);
+        return { value: points === null ? 'n/a' : String(points), measured: points };
       };
+      return Object.fromEntries(
+        ids.map((id) => [id, id === 'performance' ? { ...reading(id), note } : reading(id)]),
+      ) as Record<Category, ReturnType<typeof reading>>;
     },
   };
 }

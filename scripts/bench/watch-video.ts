@@ -1,33 +1,15 @@
-/**
- * The bench's one way of watching the video screen, for the first-frame figures (video.ts) and
- * the adaptive ones (adaptive.ts): what the page's <video> does, recorded in the page on its own
- * clock (ms since navigation start), and a seek that times the first frame from the new place.
- */
+/** The one way of watching the page's <video> (video, adaptive, first visit), on its clock. */
 import type { Tab } from './browser';
-import { comeBack, type Visitor } from './screens';
 
-export interface Watch {
-  metadataAt: number | null;
-  firstFrameAt: number | null;
-  /** The app did not start playback; the bench did, as a visitor tapping play at once would. */
-  benchStartedPlayback: boolean;
-  /** Each `waiting` → `playing` after the first frame, and the time spent waiting. */
-  stalls: number;
-  stalledMs: number;
-  /** Time-weighted sum of the rendition's height while playing, and the time it covers. */
-  heightMs: number;
-  playingMs: number;
-  heightAtEnd: number;
-  currentTime: number;
-}
-
-export interface Seek {
-  requestedAt: number;
-  /** The first frame painted at or after the target, or null if none came in 15 s. */
-  frameAt: number | null;
-  /** Playback went on a second past the target. */
-  playsOn: boolean;
-}
+/**
+ * Stalls: each `waiting` → `playing` after the first frame, and the time spent waiting;
+ * heightMs: the rendition's height while playing, weighted by time (over playingMs).
+ */
+const WATCH = {
+  firstFrameAt: null as number | null,
+  ...{ stalls: 0, stalledMs: 0, heightMs: 0, playingMs: 0, heightAtEnd: 0, currentTime: 0 },
+};
+export type Watch = typeof WATCH;
 
 declare global {
   interface Window {
@@ -40,24 +22,12 @@ declare global {
  * bubble, but they do capture). Play is pressed, muted, at `loadstart` (a visitor who taps play
  * at once) or at `loadedmetadata` if the app has not started playback by then.
  */
-function watchPage(playAt: 'loadstart' | 'metadata') {
-  const watch: Watch = {
-    metadataAt: null,
-    firstFrameAt: null,
-    benchStartedPlayback: false,
-    stalls: 0,
-    stalledMs: 0,
-    heightMs: 0,
-    playingMs: 0,
-    heightAtEnd: 0,
-    currentTime: 0,
-  };
+function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
   window.__benchWatch = watch;
   let video: HTMLVideoElement | null = null;
   let waitingSince: number | null = null;
   let last = performance.now();
   const play = (element: HTMLVideoElement) => {
-    watch.benchStartedPlayback = true;
     element.muted = true;
     void element.play().catch(() => undefined);
   };
@@ -72,7 +42,6 @@ function watchPage(playAt: 'loadstart' | 'metadata') {
       });
       if (playAt === 'loadstart') play(element);
       element.addEventListener('loadedmetadata', () => {
-        watch.metadataAt ??= performance.now();
         // After the app's own handlers: if nothing plays and no frame shows, press play now.
         setTimeout(() => {
           const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
@@ -106,9 +75,10 @@ function watchPage(playAt: 'loadstart' | 'metadata') {
 
 /**
  * Runs in the page: once the video can play (the page may be between the MP4 and hls.js), seeks
- * to `fraction` of it, waits for a frame from there, then for playback to go on a second.
+ * to `fraction` of it; when the first frame from there came (null: none in 15 s), and whether
+ * playback then went on a second past it.
  */
-async function seekPage(fraction: number): Promise<Seek | null> {
+async function seekPage(fraction: number) {
   const video = document.querySelector('video');
   if (!video) return null;
   const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
@@ -145,15 +115,9 @@ async function seekPage(fraction: number): Promise<Seek | null> {
   return { requestedAt, frameAt, playsOn };
 }
 
-/** Makes `tab` `visitor`'s browser, watching the video screen at `url` from its first document. */
-export async function watchVideo(
-  tab: Tab,
-  url: string,
-  visitor: Visitor,
-  playAt: 'loadstart' | 'metadata',
-) {
-  await comeBack(tab, url, visitor);
-  await tab.beforeScripts(watchPage, playAt);
+/** Watches the video in every document `tab` opens from now on. */
+export async function watchVideo(tab: Tab, playAt: 'loadstart' | 'metadata') {
+  await tab.beforeScripts(watchPage, [playAt, WATCH] as [typeof playAt, Watch]);
   return {
     firstFrame: (timeoutMs: number) =>
       tab.waitFor(() => window.__benchWatch?.firstFrameAt != null, timeoutMs),

@@ -317,6 +317,7 @@ export function workerPids(masterPid: number): number[] {
   }
 }
 
+/** A port no one listens on now (the proxy's, a test server's, a test's metrics). */
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer();

@@ -7,8 +7,8 @@ import { SERVER_ENTRY } from '../build/build-check';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
-import { createServer } from 'node:net';
 import { dirname } from 'node:path';
+import { freePort } from '../ops/nginx';
 
 export interface RunningServer {
   origin: string;
@@ -24,16 +24,6 @@ export function build(): void {
 export function buildIfMissing(): void {
   if (!existsSync('dist/index.html') || !existsSync(SERVER_ENTRY)) build();
 }
-
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 
 /**
  * Starts the server with `env` over the current environment and resolves once it answers HTTP.

@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clientConfig } from '../../config/settings.js';
 import { whyBuild } from '../../scripts/build/build-check.js';
+import { freePort } from '../../scripts/ops/nginx.js';
 import { signedIn } from '../../scripts/test-support/test-server.js';
 import { hashPassword } from '../../server/password.js';
 
@@ -67,16 +68,6 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const freePort = () =>
-  new Promise<number>((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 
 const portIsFree = (port: number) =>
   new Promise<boolean>((resolveFree) => {

@@ -8,6 +8,7 @@ import { AuthActor, useCrossTabSession } from './auth/auth-provider';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { config } from './config';
 import { ErrorBoundary } from './error-boundary';
+import { registerWorkerWhenIdle } from './offline/register-worker';
 import { AppRoutes } from './routes';
 import { reportWebVitals } from './vitals';
 
@@ -16,6 +17,7 @@ function PageEffects() {
   useCrossTabSession();
   useEffect(() => {
     void reportWebVitals(config.webVitalsUrl);
+    registerWorkerWhenIdle();
   }, []);
   return null;
 }

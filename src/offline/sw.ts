@@ -2,13 +2,14 @@
 /**
  * The service worker (built by vite-plugin-pwa with `injectManifest`): Workbox precaches the
  * build's files (the list is the plugin's), and this file adds only what is ours. Online,
- * pages and media go to the network as they would without it; the copies here answer only when
- * the network does not. Nothing with a session in it (the signin, the signout, any answer that
+ * pages and media go to the network as they would without it; the copies here (the last page,
+ * and the video the visitor downloaded: use-offline-download.ts) answer only when it does not. Nothing with a session in it (the signin, the signout, any answer that
  * sets a cookie) ever passes through here: only page navigations and media GETs are handled.
  */
 import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
+import { createPartialResponse } from 'workbox-range-requests';
 import { SCREEN_PATHS } from '../../config/paths';
-import { pagesCache } from './offline-names';
+import { downloadCache, pagesCache } from './offline-names';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -45,6 +46,28 @@ async function navigate(event: FetchEvent): Promise<Response> {
   }
 }
 
+/** The video, its playlists, segments, captions, chapters and poster (server/routes/media.ts). */
+const MEDIA_PATH = /\/api\/video(\/|$)/;
+
+/**
+ * A media request: the network's answer, as without a worker (a 401 included: the app ends the
+ * session, which deletes the download). With no network, the download's copy at that URL: the
+ * master that names only the stored rendition, its files, or the MP4, cut to the Range the
+ * video element asks for (a Cache Storage entry is always whole).
+ */
+async function media(request: Request): Promise<Response> {
+  try {
+    return await fetch(request);
+  } catch (error) {
+    const stored = await caches.match(request.url, {
+      cacheName: downloadCache(base),
+      ignoreVary: true,
+    });
+    if (!stored) throw error;
+    return request.headers.has('range') ? createPartialResponse(request, stored) : stored;
+  }
+}
+
 self.addEventListener('install', (event) => {
   // The first visit's page came before this worker: keep the shell now, so that the next visit
   // with no signal still shows the site. A failure must not stop the install.
@@ -66,4 +89,5 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== scope.origin) return;
   if (request.mode === 'navigate' && url.pathname.startsWith(scope.pathname))
     event.respondWith(navigate(event));
+  else if (MEDIA_PATH.test(url.pathname)) event.respondWith(media(request));
 });

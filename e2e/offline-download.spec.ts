@@ -4,6 +4,7 @@
  * the video screen, reloads with the network off, and watches the stored copy.
  */
 import type { Page } from '@playwright/test';
+import { startHoldProxy, type HoldProxy } from './engines/hold-proxy';
 import { expect, test } from './fixtures';
 import { cachedUrls, workerInControl } from './offline';
 import { BASE, E2E_PASSWORD, url } from './site';
@@ -113,3 +114,105 @@ for (const site of SITES)
       }
     });
   });
+
+/** The MEDIA_DIR site through a proxy that can hold a segment: a download caught half-way. */
+const downloadTest = test.extend<{ hold: HoldProxy }>({
+  // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures from this pattern
+  hold: async ({}, use) => {
+    const proxy = await startHoldProxy(adaptiveOrigin());
+    await use(proxy);
+    proxy.release();
+    await proxy.close();
+  },
+});
+
+const THIRD_SEGMENT = /-360p\/seg00002\.m4s$/;
+const asked = (proxy: HoldProxy, pattern: RegExp) =>
+  proxy.seen.filter((path) => pattern.test(path)).length;
+const progress = (page: Page) => page.getByLabel('Descargando para ver sin conexión');
+
+/** Logs in through the proxy and starts the default download, held at its third segment. */
+async function startHeld(page: Page, proxy: HoldProxy) {
+  await login(page, proxy.origin);
+  await workerInControl(page);
+  proxy.hold(THIRD_SEGMENT);
+  await downloadButton(page).click();
+  await proxy.held();
+  // Part of it is stored: the bar, the megabytes and the percent say how much.
+  await expect(progress(page)).toBeVisible();
+  await expect
+    .poll(async () => Number(await progress(page).getAttribute('value')))
+    .toBeGreaterThan(0);
+  await expect(page.getByText(/^[\d,]+ de [\d,]+ MB \(\d+ %\)$/)).toBeVisible();
+}
+
+downloadTest(
+  'a download goes on by itself after the link drops, without fetching again what it stored',
+  async ({ page, context, hold: proxy, consoleWatch }) => {
+    await startHeld(page, proxy);
+    consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+    await context.setOffline(true);
+    proxy.release();
+    await expect(
+      page.getByText('Sin conexión: la descarga sigue cuando vuelva la señal.'),
+    ).toBeVisible();
+    await context.setOffline(false);
+    await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+    // The player, paused, asks only for the first segment: the second came once, from the download.
+    expect(asked(proxy, /-360p\/seg00001\.m4s$/)).toBe(1);
+  },
+);
+
+downloadTest(
+  'a download goes on after a reload, where it stopped',
+  async ({ page, hold: proxy }) => {
+    await startHeld(page, proxy);
+    await page.reload();
+    // The screen opens again and the download goes on by itself from what is stored (the file
+    // in flight is still held: Chromium's HTTP cache lets a second request for it wait for it).
+    await expect(progress(page)).toBeVisible();
+    expect(Number(await progress(page).getAttribute('value'))).toBeGreaterThan(0);
+    proxy.release();
+    await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+    // The player, paused, asks only for the first segment: the second came once, from the download.
+    expect(asked(proxy, /-360p\/seg00001\.m4s$/)).toBe(1);
+  },
+);
+
+downloadTest('cancelling a download deletes what it stored', async ({ page, hold: proxy }) => {
+  await startHeld(page, proxy);
+  await page.getByRole('button', { name: 'Cancelar descarga' }).click();
+  await expect(downloadButton(page)).toBeVisible();
+  proxy.release();
+  expect(Object.keys(await cachedUrls(page)).filter((n) => n.startsWith('offline-video:'))).toEqual(
+    [],
+  );
+});
+
+downloadTest(
+  'a full storage stops the download with a clear message, keeps what is stored, and the site works on',
+  async ({ page, hold: proxy }) => {
+    await startHeld(page, proxy);
+    const cdp = await page.context().newCDPSession(page);
+    const { usage } = await page.evaluate(() => navigator.storage.estimate());
+    // From now on nothing more fits.
+    await cdp.send('Storage.overrideQuotaForOrigin', {
+      origin: proxy.origin,
+      quotaSize: usage ?? 0,
+    });
+    proxy.release();
+    await expect(page.getByText(/^No hay espacio suficiente en este teléfono/)).toBeVisible();
+    const kept = Object.entries(await cachedUrls(page)).find(([n]) =>
+      n.startsWith('offline-video:'),
+    )?.[1];
+    expect(kept?.some((u) => /-360p\/seg00001\.m4s$/.test(u))).toBe(true);
+    // Room again: the download goes on from there, not from the start.
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: proxy.origin });
+    await page.getByRole('button', { name: 'Reintentar' }).click();
+    await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+    expect(asked(proxy, /-360p\/seg00001\.m4s$/)).toBe(1);
+    // The site works on: the video plays, the visitor is still in.
+    await playTo(page, 0.5);
+    await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+  },
+);

@@ -216,3 +216,29 @@ downloadTest(
     await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
   },
 );
+
+test('when playback waits because the link is gone, the screen says so, and the video goes on by itself when it is back', async ({
+  page,
+  context,
+  consoleWatch,
+}) => {
+  consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+  await login(page, adaptiveOrigin());
+  // Before a play only the first segment is loaded: with no link, the next one cannot come.
+  await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
+  await context.setOffline(true);
+  await video(page).evaluate((element: HTMLVideoElement) => {
+    element.muted = true;
+    element.currentTime = 13;
+    void element.play();
+  });
+  const notice = page.getByText('Sin conexión: el video sigue cuando vuelva la señal');
+  await expect(notice).toBeVisible({ timeout: 15_000 });
+  await context.setOffline(false);
+  await expect
+    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime), {
+      timeout: 20_000,
+    })
+    .toBeGreaterThan(14);
+  await expect(notice).toHaveCount(0);
+});

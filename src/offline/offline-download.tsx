@@ -3,6 +3,7 @@ import { useHydrated } from '../screens/use-hydrated';
 import type { VideoRef } from '../screens/video-player/use-player-video';
 import { megabytes } from './download-plan';
 import { useOfflineDownload } from './use-offline-download';
+import { useNetworkWait } from './use-network-wait';
 import { useOnline } from './use-online';
 
 const mb = (bytes: number) => (bytes / 1e6).toLocaleString('es-AR', { maximumFractionDigits: 1 });
@@ -16,6 +17,7 @@ export function OfflineDownload({ wanted, videoRef }: { wanted: boolean; videoRe
   const id = useId();
   const hydrated = useHydrated();
   const online = useOnline();
+  const networkWait = useNetworkWait(videoRef);
   const { state, choose, download, resume, remove } = useOfflineDownload(
     wanted && hydrated,
     videoRef,
@@ -106,6 +108,11 @@ export function OfflineDownload({ wanted, videoRef }: { wanted: boolean; videoRe
 
   return (
     <section className="offline" aria-label="Ver sin conexión">
+      {networkWait && (
+        <p className="offline__wait" role="status">
+          Sin conexión: el video sigue cuando vuelva la señal
+        </p>
+      )}
       {content}
     </section>
   );

@@ -242,3 +242,37 @@ test('when playback waits because the link is gone, the screen says so, and the 
     .toBeGreaterThan(14);
   await expect(notice).toHaveCount(0);
 });
+
+downloadTest(
+  'screenshots of the download at 390×844 and 1280×800: offer, progress, ready, offline',
+  async ({ page, context, hold: proxy, consoleWatch }) => {
+    consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+    const sizes = [
+      { name: 'phone', width: 390, height: 844 },
+      { name: 'desktop', width: 1280, height: 800 },
+    ];
+    const shoot = async (state: string) => {
+      for (const { name, width, height } of sizes) {
+        await page.setViewportSize({ width, height });
+        await page.locator('.offline').scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `reports/screenshots/offline-${state}-${name}.png` });
+      }
+    };
+    await login(page, proxy.origin);
+    await workerInControl(page);
+    await expect(downloadButton(page)).toBeVisible();
+    await shoot('offer');
+    proxy.hold(THIRD_SEGMENT);
+    await downloadButton(page).click();
+    await proxy.held();
+    await expect(progress(page)).toBeVisible();
+    await shoot('progress');
+    proxy.release();
+    await expect(page.getByText('Lista para ver sin conexión')).toBeVisible();
+    await shoot('ready');
+    await context.setOffline(true);
+    await page.reload();
+    await expect(page.getByText(/^Sin conexión: se reproduce la copia guardada/)).toBeVisible();
+    await shoot('offline');
+  },
+);

@@ -48,7 +48,8 @@ export function OfflineDownload({ wanted, videoRef }: { wanted: boolean; videoRe
           </>
         )}
         <button className="button" type="button" onClick={() => void download(choice)}>
-          Descargar para ver sin conexión ({megabytes(choice.bytes)})
+          Descargar para ver sin conexión{' '}
+          <span className="offline__size">({megabytes(choice.bytes)})</span>
         </button>
       </>
     );

@@ -93,7 +93,7 @@ export const megabytes = (bytes: number) =>
   `≈ ${Math.max(1, Math.round(bytes / 1e6)).toLocaleString('es-AR')} MB`;
 
 /** Pieces of a single MP4: each is stored as it arrives, so a lost link loses one at most. */
-export const MP4_PIECE_BYTES = 1024 * 1024;
+const MP4_PIECE_BYTES = 1024 * 1024;
 
 /** The byte ranges of an MP4 of `size` bytes, each `[first, last]` as a Range header names it. */
 export function mp4Pieces(size: number, piece = MP4_PIECE_BYTES): [number, number][] {

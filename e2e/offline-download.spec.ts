@@ -51,7 +51,7 @@ for (const site of SITES)
       await expect(downloadButton(page)).toBeVisible({ timeout: 20_000 });
       if (site.adaptive) {
         // A phone-sized rendition is offered first; the others may be chosen.
-        const select = page.getByLabel('Calidad de la descarga');
+        const select = page.getByLabel('Resolución para descargar');
         await expect(select).toHaveValue('360');
         await select.selectOption('240');
       }

@@ -30,7 +30,7 @@ export function OfflineDownload({ wanted, videoRef }: { wanted: boolean; videoRe
       <>
         {offer.kind === 'hls' && (
           <>
-            <label htmlFor={`${id}-rendition`}>Calidad de la descarga</label>{' '}
+            <label htmlFor={`${id}-rendition`}>Resolución para descargar</label>{' '}
             <select
               id={`${id}-rendition`}
               value={choice.height ?? ''}

@@ -50,6 +50,18 @@ async function navigate(event: FetchEvent): Promise<Response> {
 const MEDIA_PATH = /\/api\/video(\/|$)/;
 
 /**
+ * Whether a download is stored (null until Cache Storage has said). Without one, media requests
+ * do not even pass through this worker: they go to the network exactly as without it. Looked at
+ * again after each media request, so a download made or deleted by the page counts from the next.
+ */
+let downloaded: boolean | null = null;
+const lookForDownload = () =>
+  caches.has(downloadCache(base)).then((has) => {
+    downloaded = has;
+  });
+void lookForDownload();
+
+/**
  * A media request: the network's answer, as without a worker (a 401 included: the app ends the
  * session, which deletes the download). With no network, the download's copy at that URL: the
  * master that names only the stored rendition, its files, or the MP4, cut to the Range the
@@ -89,5 +101,8 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== scope.origin) return;
   if (request.mode === 'navigate' && url.pathname.startsWith(scope.pathname))
     event.respondWith(navigate(event));
-  else if (MEDIA_PATH.test(url.pathname)) event.respondWith(media(request));
+  else if (MEDIA_PATH.test(url.pathname)) {
+    if (downloaded !== false) event.respondWith(media(request));
+    event.waitUntil(lookForDownload());
+  }
 });

@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import browserslistToEsbuild from 'browserslist-to-esbuild';
+import { VitePWA } from 'vite-plugin-pwa';
 import { defineConfig } from 'vitest/config';
 import { clientConfig as readClientConfig } from './config/settings.ts';
 import { inlineEntryCssPlugin } from './scripts/build/inline-css.ts';
@@ -10,7 +11,48 @@ const clientConfig = readClientConfig(process.env);
 
 export default defineConfig({
   base: `${clientConfig.basePath}/`,
-  plugins: [react(), prerenderPlugin(), inlineEntryCssPlugin(), precompressPlugin()],
+  plugins: [
+    react(),
+    prerenderPlugin(),
+    inlineEntryCssPlugin(),
+    VitePWA({
+      // The plugin makes the precache list; src/offline/sw.ts adds the pages and the media.
+      strategies: 'injectManifest',
+      srcDir: 'src/offline',
+      filename: 'sw.ts',
+      // src/offline/register-worker.ts registers it when the page is idle, not at once.
+      injectRegister: false,
+      manifest: {
+        lang: 'es',
+        name: 'Capacitación: manejo de silo bolsa',
+        short_name: 'Silo bolsa',
+        description: 'Capacitación para clientes: manejo de silo bolsa, edición 2023.',
+        start_url: `${clientConfig.basePath}/login`,
+        scope: `${clientConfig.basePath}/`,
+        display: 'standalone',
+        theme_color: '#1b4d1f',
+        background_color: '#f7f4ec',
+        icons: [
+          { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+          {
+            src: 'icons/maskable-512.png',
+            sizes: '512x512',
+            type: 'image/png',
+            purpose: 'maskable',
+          },
+        ],
+      },
+      injectManifest: {
+        // Not index.html: the server adds the media info and the CSP to it (sw.ts keeps the
+        // server's copy instead). The icons come with the manifest when it is installed.
+        globPatterns: ['**/*.{js,css,svg,webmanifest}'],
+        // Hashed names change with their bytes: no cache-busting query needed.
+        dontCacheBustURLsMatching: /-[\w-]{8}\./,
+      },
+    }),
+    precompressPlugin(),
+  ],
   define: {
     __APP_CONFIG__: JSON.stringify(clientConfig),
   },

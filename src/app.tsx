@@ -8,14 +8,18 @@ import { AuthActor, useCrossTabSession } from './auth/auth-provider';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { config } from './config';
 import { ErrorBoundary } from './error-boundary';
+import { registerWorkerWhenIdle } from './offline/register-worker';
+import { useDeleteDownloadWithSession } from './offline/use-delete-download-with-session';
 import { AppRoutes } from './routes';
 import { reportWebVitals } from './vitals';
 
 /** Page-wide effects; renders nothing, so it does not disturb the adopted markup. */
 function PageEffects() {
   useCrossTabSession();
+  useDeleteDownloadWithSession();
   useEffect(() => {
     void reportWebVitals(config.webVitalsUrl);
+    registerWorkerWhenIdle();
   }, []);
   return null;
 }

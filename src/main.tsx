@@ -4,6 +4,7 @@ import './styles.css';
 // prerendered markup before any chunk arrives (src/boot/boot.ts).
 import './screens/video-player/video-player.css';
 import './screens/video-player/panels.css';
+import './offline/offline.css';
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface HoldProxy {
   origin: string;
+  /** Every request's path, in the order they came. */
+  seen: string[];
   /** From now on, requests whose path matches wait until `release()`. */
   hold(pattern: RegExp): void;
   /** Lets every held request go on, and holds nothing more. */
@@ -44,8 +46,10 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
     req.pipe(out);
   };
 
+  const seen: string[] = [];
   const server = createServer((req, res) => {
     const path = req.url ?? '/';
+    seen.push(path);
     if (!pattern?.test(path)) return forward(req, res);
     waiting.push(() => forward(req, res));
     onHeld.forEach((notify) => notify(path));
@@ -56,6 +60,7 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
 
   return {
     origin: `http://127.0.0.1:${port}`,
+    seen,
     hold: (next) => {
       pattern = next;
     },

@@ -45,8 +45,14 @@ export function precompressPlugin(): Plugin {
     configResolved(config) {
       outDir = config.build.outDir;
     },
-    closeBundle() {
-      precompress(outDir);
+    // After every other plugin's files are written: the service worker (vite-plugin-pwa) is
+    // written in its own closeBundle, and must be served compressed like the rest.
+    closeBundle: {
+      sequential: true,
+      order: 'post',
+      handler() {
+        precompress(outDir);
+      },
     },
   };
 }

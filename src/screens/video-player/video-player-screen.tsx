@@ -3,6 +3,7 @@ import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { config } from '../../config';
+import { OfflineDownload } from '../../offline/offline-download';
 import { VIDEO_TITLE, useDocumentTitle } from '../use-document-title';
 import { Background } from './background';
 import { Chapters } from './chapters';
@@ -57,6 +58,7 @@ export default function VideoPlayerScreen() {
           height={200}
         />
         <Player videoRef={videoRef} captions={captions} />
+        <OfflineDownload wanted={afterFirstFrame} videoRef={videoRef} />
         <Chapters videoRef={videoRef} wanted={afterFirstFrame} />
         <Transcript videoRef={videoRef} track={captions} />
       </main>

@@ -1,0 +1,28 @@
+import { config } from '../config';
+
+/** Where the built worker is (vite-plugin-pwa writes sw.js at the build's root). */
+const WORKER_FILE = 'sw.js';
+
+/**
+ * Registers the service worker once the page has loaded and the browser is idle: the first
+ * visit's paint, its bytes and a returning visitor's first frame never wait for it (the worker
+ * then fetches its precache in the background). Only in a build: the dev server has no worker.
+ */
+export function registerWorkerWhenIdle() {
+  if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
+  const register = () => {
+    const scope = `${config.basePath}/`;
+    // eslint-disable-next-line compat/compat -- feature-detected above: without it, no offline.
+    navigator.serviceWorker.register(`${scope}${WORKER_FILE}`, { scope }).catch(() => {
+      // No worker (a private window that refuses them): the site works online as before.
+    });
+  };
+  // requestIdleCallback is missing from Safari; a timeout after the load does the same there.
+  const whenIdle = () =>
+    'requestIdleCallback' in window
+      ? // eslint-disable-next-line compat/compat -- feature-detected on the line above.
+        requestIdleCallback(register, { timeout: 5000 })
+      : setTimeout(register, 1000);
+  if (document.readyState === 'complete') whenIdle();
+  else window.addEventListener('load', whenIdle, { once: true });
+}

@@ -1,0 +1,136 @@
+/**
+ * The download's state on the video screen and what the visitor can do with it. A download
+ * left unfinished (a closed page, a reload) goes on by itself when the screen opens again; one of
+ * an older publish is deleted and the new one offered.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { AuthActor } from '../auth/auth-provider';
+import { resilientStorage } from '../auth/storage';
+import { readMediaInfo } from '../screens/video-player/media-support';
+import { readChoice } from '../screens/video-player/quality';
+import { defaultRendition } from './download-plan';
+import { askOffer, type Choice, type Offer } from './download-offer';
+import { deleteDownload, readRecord, type DownloadRecord } from './download-store';
+import { runDownload } from './downloader';
+import type { VideoRef } from '../screens/video-player/use-player-video';
+
+export type DownloadState =
+  | { status: 'unknown' }
+  /** Nothing stored and nothing to offer (no network, no Cache Storage, a failed question). */
+  | { status: 'none' }
+  | { status: 'offer'; offer: Offer; choice: Choice }
+  | { status: 'running'; record: DownloadRecord; waiting: boolean }
+  | { status: 'noRoom'; needBytes: number; record: DownloadRecord | null }
+  | { status: 'failed'; record: DownloadRecord | null }
+  | { status: 'done'; record: DownloadRecord };
+
+/** Room to spare beyond the download: the estimate is not the disk's free space. */
+const ROOM_MARGIN = 1.1;
+
+async function hasRoom(bytes: number): Promise<boolean> {
+  // eslint-disable-next-line compat/compat -- feature-detected: without it, the put's own error tells.
+  const estimate = await navigator.storage?.estimate?.().catch(() => undefined);
+  if (!estimate?.quota) return true;
+  return estimate.quota - (estimate.usage ?? 0) >= bytes * ROOM_MARGIN;
+}
+
+export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
+  const actorRef = AuthActor.useActorRef();
+  const [state, setState] = useState<DownloadState>({ status: 'unknown' });
+  const [offer, setOffer] = useState<Offer | null>(null);
+  const run = useRef<AbortController | null>(null);
+
+  const start = useCallback(
+    async (record: DownloadRecord) => {
+      run.current?.abort();
+      const controller = new AbortController();
+      run.current = controller;
+      setState({ status: 'running', record, waiting: false });
+      if (!(await hasRoom(record.totalBytes - record.storedBytes))) {
+        setState({ status: 'noRoom', needBytes: record.totalBytes, record });
+        return;
+      }
+      // eslint-disable-next-line compat/compat -- feature-detected: without it, best effort.
+      void navigator.storage?.persist?.().catch(() => false);
+      let latest = record;
+      const end = await runDownload(record, controller.signal, {
+        progress: (next) => {
+          latest = next;
+          if (!controller.signal.aborted)
+            setState({ status: 'running', record: next, waiting: false });
+        },
+        waiting: (offline) => {
+          if (!controller.signal.aborted)
+            setState({ status: 'running', record: latest, waiting: offline });
+        },
+      }).catch(() => 'failed' as const);
+      if (controller.signal.aborted) return;
+      if (end === 'refused') actorRef.send({ type: 'session.refused' });
+      else if (end === 'done') setState({ status: 'done', record: latest });
+      else if (end === 'noRoom')
+        setState({ status: 'noRoom', needBytes: record.totalBytes, record: latest });
+      else setState({ status: 'failed', record: latest });
+    },
+    [actorRef],
+  );
+
+  // What is stored, and what the server offers; after the first frame, not to share its link.
+  useEffect(() => {
+    if (!wanted) return;
+    let live = true;
+    void (async () => {
+      const record = await readRecord();
+      // The sizes come from the video's length: nothing is asked for them on an adaptive site.
+      const durationS = videoRef.current?.duration ?? NaN;
+      const fresh =
+        navigator.onLine && Number.isFinite(durationS)
+          ? await askOffer(readMediaInfo(), durationS).catch(() => null)
+          : null;
+      if (!live) return;
+      setOffer(fresh);
+      if (record && fresh && !fresh.current(record)) await deleteDownload();
+      else if (record?.done) return setState({ status: 'done', record });
+      else if (record) return void start(record);
+      const choice = fresh && offered(fresh);
+      setState(fresh && choice ? { status: 'offer', offer: fresh, choice } : { status: 'none' });
+    })();
+    return () => {
+      live = false;
+    };
+  }, [wanted, start, videoRef]);
+
+  // Leaving the screen (a logout among others) stops the download in flight.
+  useEffect(() => () => run.current?.abort(), []);
+
+  const toOffer = () => {
+    const choice = offer && offered(offer);
+    setState(offer && choice ? { status: 'offer', offer, choice } : { status: 'none' });
+  };
+
+  return {
+    state,
+    choose: (choice: Choice) => offer && setState({ status: 'offer', offer, choice }),
+    download: async (choice: Choice) => {
+      if (!offer) return;
+      const record = await offer.plan(choice).catch(() => null);
+      if (record) await start(record);
+      else setState({ status: 'failed', record: null });
+    },
+    resume: (record: DownloadRecord) => void start(record),
+    /** Cancel and "Borrar descarga" alike: nothing of it stays on the device. */
+    remove: async () => {
+      run.current?.abort();
+      await deleteDownload();
+      toOffer();
+    },
+  };
+}
+
+/** The choice offered first: the data saver's when it is on, else a phone-sized rendition. */
+function offered(offer: Offer): Choice | undefined {
+  if (offer.kind === 'mp4') return offer.choices[0];
+  const { dataSaver } = readChoice(resilientStorage());
+  const renditions = offer.choices.flatMap(({ height }) => (height ? [{ height }] : []));
+  const best = defaultRendition(renditions, dataSaver);
+  return offer.choices.find((c) => c.height === best?.height);
+}

@@ -35,6 +35,17 @@ const redText = (selector: string) => {
   return r > 120 && r > 2 * Math.max(g, b) ? (element.textContent ?? '').trim() : null;
 };
 
+/** The video screen with the greeting, at its address. */
+async function expectVideoScreen(page: BrowserPage) {
+  await until(
+    page,
+    'the greeting',
+    (text: string) => document.querySelector('.session-button')?.textContent === text,
+    [GREETING],
+  );
+  expect(await page.evaluate(() => location.pathname)).toBe(`${BASE}/VideoPlayer`);
+}
+
 describe.each(ENGINES)('%s', (name) => {
   const state = useEngine(name);
   let page: BrowserPage;
@@ -73,13 +84,7 @@ describe.each(ENGINES)('%s', (name) => {
 
     await page.fill('#password', E2E_PASSWORD);
     await page.click('.login__submit');
-    await until(
-      page,
-      'the greeting',
-      (text: string) => document.querySelector('.session-button')?.textContent === text,
-      [GREETING],
-    );
-    expect(await page.evaluate(() => location.pathname)).toBe(`${BASE}/VideoPlayer`);
+    await expectVideoScreen(page);
     const stored = await page.evaluate(
       () => JSON.parse(localStorage.getItem('session') ?? 'null') as unknown,
     );
@@ -125,13 +130,7 @@ describe.each(ENGINES)('%s', (name) => {
       ),
     ).toBe(false);
     proxy.release();
-    await until(
-      page,
-      'the greeting',
-      (text: string) => document.querySelector('.session-button')?.textContent === text,
-      [GREETING],
-    );
-    expect(await page.evaluate(() => location.pathname)).toBe(`${BASE}/VideoPlayer`);
+    await expectVideoScreen(page);
   });
 
   test('the single MP4 plays from a chapter; after a reload the screen is back, and the greeting button logs out on hover then click', async () => {

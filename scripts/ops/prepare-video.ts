@@ -247,6 +247,16 @@ function refuse(sourceArg: string, check: SourceCheck): PrepareError {
   );
 }
 
+/** The folder's publish lock; another publish holding it is the operator's error, said plainly. */
+function lockForPublish(dir: string): () => void {
+  try {
+    return lockFolder(dir);
+  } catch (error) {
+    if (error instanceof PublishBusyError) throw new PrepareError(error.message);
+    throw error;
+  }
+}
+
 /** Publishes `source` into `outDir`; returns what it made. */
 export async function prepareVideo(
   sourceArg: string,
@@ -269,13 +279,7 @@ export async function prepareVideo(
   const outDir = resolve(outDirArg);
   mkdirSync(outDir, { recursive: true });
   const now = options.now ?? (() => new Date());
-  let release: () => void;
-  try {
-    release = lockFolder(outDir);
-  } catch (error) {
-    if (error instanceof PublishBusyError) throw new PrepareError(error.message);
-    throw error;
-  }
+  const release = lockForPublish(outDir);
   try {
     removeLeftovers(outDir);
     const id = randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(-8);
@@ -310,13 +314,7 @@ export function cleanMediaDir(
 ): string[] {
   const dir = resolve(dirArg);
   if (!existsSync(dir)) throw new PrepareError(`${dirArg} does not exist.`);
-  let release: () => void;
-  try {
-    release = lockFolder(dir);
-  } catch (error) {
-    if (error instanceof PublishBusyError) throw new PrepareError(error.message);
-    throw error;
-  }
+  const release = lockForPublish(dir);
   try {
     return removeExpired(dir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, options.now ?? new Date());
   } finally {

@@ -72,8 +72,8 @@ async function launchFirefox(): Promise<Engine> {
     headless: true,
     // Muted playback is allowed everywhere; the tests' clicks are gestures for the rest.
     // JSON as plain text, not the JSON viewer: a test writes storage from such a page.
-    // No service worker: these tests hold the app's files at a proxy, which the worker's
-    // precache would answer for a returning visitor (offline is tested in Chromium, e2e/).
+    // No service worker (in any engine here): these tests hold the app's files at a proxy,
+    // which the worker's precache would answer for a returning visitor (offline: e2e/).
     extraPrefsFirefox: {
       'media.autoplay.default': 0,
       'devtools.jsonview.enabled': false,
@@ -211,7 +211,13 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
       alwaysMatch: {
         browserName: 'MiniBrowser',
         pageLoadStrategy: 'none',
-        'webkitgtk:browserOptions': { binary, args: ['--automation', '--full-screen'] },
+        // Without service workers, as Firefox's pref above: the precache would answer the files
+        // these tests hold at the proxy (and a worker installing beside a navigation once left
+        // WebKitGTK's next page unloaded for 15 s).
+        'webkitgtk:browserOptions': {
+          binary,
+          args: ['--automation', '--full-screen', '--features=-ServiceWorkers'],
+        },
       },
     },
   });

@@ -122,7 +122,6 @@ async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Pro
     await page.click('.login__submit');
   } else {
     await login(page, proxy, E2E_PASSWORD);
-    await withoutServiceWorker(page);
     const videoScreen = await page.evaluate(() => location.href);
     if (moment === 'seeking') {
       // Stopped at RESUME_AT_S last time. Written from a page of the site without the app:
@@ -169,31 +168,6 @@ async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Pro
   }
   await until(page, 'the press', () => !!(window as { pressed?: unknown }).pressed, []);
   return page.evaluate(() => (window as unknown as { pressed: Pressed }).pressed);
-}
-
-/**
- * The returning visit must ask the network for its files, where the proxy holds them: the
- * service worker that the first visit registered (when idle) would answer them from its
- * precache. Once it controls the page it is unregistered; the reload then goes without it.
- * Chromium and Firefox run without workers already (browsers.ts); this is for WebKit.
- */
-async function withoutServiceWorker(page: BrowserPage) {
-  const hasWorkers = await page.evaluate(
-    () => 'serviceWorker' in navigator && typeof navigator.serviceWorker.register === 'function',
-  );
-  if (!hasWorkers || page.engine !== 'webkit') return;
-  await until(
-    page,
-    'the service worker in control',
-    () => !!navigator.serviceWorker.controller,
-    [],
-  );
-  await page.evaluate(() =>
-    navigator.serviceWorker
-      .getRegistrations()
-      .then((all) => Promise.all(all.map((registration) => registration.unregister())))
-      .then(() => true),
-  );
 }
 
 /** The video is not paused, a second after the press, and has its first frame. */

@@ -279,6 +279,46 @@ test('the data saver keeps automatic quality at 240p or less, even on a fast lin
   expect(Math.max(...segments)).toBe(240);
 });
 
+test('a seek while a new rendition is starting shows the video there: hls.js does not loop on its init segment', async ({
+  page,
+}) => {
+  const inits: string[] = [];
+  page.on('request', (request) => {
+    if (/-144p\/init\.mp4$/.test(request.url())) inits.push(request.url());
+  });
+  // A fast link remembered: the start is 360p; the visitor then picks 144p.
+  await login(page, { videoBandwidthEstimate: '20000000' });
+  await play(page);
+  await expectPlaying(page, /^blob:/, 0.5);
+  // Each request takes longer than hls.js's 100 ms tick, as on any rural link.
+  await throttle(page, 4000, 300);
+  // 144p's init segment and first segment are held until the seek is made, so that the seek
+  // finds both on their way.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const holding = new Set<string>();
+  await page.route(/-144p\/(init\.mp4|seg00000\.m4s)$/, async (route) => {
+    const file = route.request().url().split('/').pop()!;
+    if (!holding.has(file)) {
+      holding.add(file);
+      await held;
+    }
+    // The page may have aborted it meanwhile (hls.js asks again for the new position).
+    await route.continue().catch(() => undefined);
+  });
+  await page.getByLabel('Calidad').selectOption('144');
+  await expect.poll(() => holding.size).toBe(2);
+  const target = await video(page).evaluate((element: HTMLVideoElement) => {
+    element.currentTime = element.duration * 0.75;
+    return element.currentTime;
+  });
+  await expect.poll(() => inits.length).toBe(2);
+  release();
+  // hls.js 1.7 aborted each new load with the previous init segment's abort, at every try.
+  await expectPlaying(page, /^blob:/, target + 1);
+  expect(inits).toHaveLength(2);
+});
+
 test('a stored choice that makes no sense is ignored: automatic, no data saver', async ({
   page,
 }) => {

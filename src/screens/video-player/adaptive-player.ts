@@ -7,6 +7,7 @@
  */
 import Hls, {
   Events,
+  type FragmentLoaderContext,
   type HlsConfig,
   type Loader,
   type LoaderCallbacks,
@@ -75,8 +76,13 @@ function withEarlyAnswers(Base: LoaderClass, early: EarlyRequests): LoaderClass 
     load(
       context: LoaderContext,
       config: LoaderConfiguration,
-      callbacks: LoaderCallbacks<LoaderContext>,
+      loaderCallbacks: LoaderCallbacks<LoaderContext>,
     ) {
+      // hls.js aborts an init segment's load only when a newer one replaces it, or when it stops;
+      // that abort's error then aborted the newer fragment's load, at every retry: after a seek
+      // during a level switch, no frame ever came. Nothing waits for it: it is not reported.
+      const isInit = (context as FragmentLoaderContext).frag?.sn === 'initSegment';
+      const callbacks = isInit ? { ...loaderCallbacks, onAbort: undefined } : loaderCallbacks;
       const answer = context.rangeEnd ? undefined : early.get(context.url);
       if (!answer) return this.base.load(context, config, callbacks);
       early.delete(context.url);

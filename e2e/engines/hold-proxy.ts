@@ -11,6 +11,8 @@ export interface HoldProxy {
   origin: string;
   /** Every request's path, in the order they came. */
   seen: string[];
+  /** Every request (method, path and Range, if any) with the bytes its answer carried. */
+  answered: { request: string; bytes: number }[];
   /** From now on, requests whose path matches wait until `release()`. */
   hold(pattern: RegExp): void;
   /** Lets every held request go on, and holds nothing more. */
@@ -20,13 +22,24 @@ export interface HoldProxy {
   close(): Promise<void>;
 }
 
-export async function startHoldProxy(target: string): Promise<HoldProxy> {
+/**
+ * `keepCaching` passes the server's cache-control on, for tests that count what crosses the link
+ * as a visitor's browser would (its HTTP cache included).
+ */
+export async function startHoldProxy(
+  target: string,
+  { keepCaching = false } = {},
+): Promise<HoldProxy> {
   const upstream = new URL(target);
   let pattern: RegExp | null = null;
   let waiting: (() => void)[] = [];
   let onHeld: ((path: string) => void)[] = [];
 
+  const answered: HoldProxy['answered'] = [];
   const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const range = req.headers.range ? ` ${req.headers.range}` : '';
+    const entry = { request: `${req.method} ${req.url}${range}`, bytes: 0 };
+    answered.push(entry);
     const out = request(
       {
         hostname: upstream.hostname,
@@ -38,7 +51,11 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
       (answer) => {
         // Hashed assets are cached for a year: a reload would take the bundle from the cache,
         // never from the proxy that must hold it.
-        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'cache-control': 'no-store' });
+        res.writeHead(
+          answer.statusCode ?? 502,
+          keepCaching ? answer.headers : { ...answer.headers, 'cache-control': 'no-store' },
+        );
+        answer.on('data', (chunk: Buffer) => (entry.bytes += chunk.length));
         answer.pipe(res);
       },
     );
@@ -61,6 +78,7 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
   return {
     origin: `http://127.0.0.1:${port}`,
     seen,
+    answered,
     hold: (next) => {
       pattern = next;
     },

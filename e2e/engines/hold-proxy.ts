@@ -19,6 +19,8 @@ export interface HoldProxy {
   release(): void;
   /** Resolves once a request matching the held pattern is waiting. */
   held(): Promise<string>;
+  /** With true, every connection is closed at once, as with no link (the browser still says it is online); false brings the link back. */
+  linkDown(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -64,7 +66,9 @@ export async function startHoldProxy(
   };
 
   const seen: string[] = [];
+  let down = false;
   const server = createServer((req, res) => {
+    if (down) return void req.socket.destroy();
     const path = req.url ?? '/';
     seen.push(path);
     if (!pattern?.test(path)) return forward(req, res);
@@ -87,6 +91,10 @@ export async function startHoldProxy(
       const go = waiting;
       waiting = [];
       go.forEach((send) => send());
+    },
+    linkDown: (next) => {
+      down = next;
+      if (down) server.closeAllConnections();
     },
     held: () =>
       new Promise((resolve) => (waiting.length ? resolve('') : void onHeld.push(resolve))),

@@ -173,8 +173,8 @@ async function pressAt(page: BrowserPage, proxy: HoldProxy, moment: Moment): Pro
 
 /**
  * The returning visit must ask the network for its files, where the proxy holds them: the
- * service worker that the first visit registered (when idle) would answer them from its
- * precache. Once it controls the page it is unregistered; the reload then goes without it.
+ * service worker that the first visit registered (after the first frame) would answer them from
+ * its precache. Once it controls the page it is unregistered; the reload then goes without it.
  * Chromium and Firefox run without workers already (browsers.ts); this is for WebKit.
  */
 async function withoutServiceWorker(page: BrowserPage) {

@@ -334,3 +334,39 @@ test('a link that drops while watching another rendition: the video plays on fro
     timeout: 15_000,
   });
 });
+
+test("a download of an older build gets this build's player code when the screen opens online, and plays with the network off", async ({
+  page,
+  context,
+  consoleWatch,
+}) => {
+  const storedCode = async () =>
+    Object.entries(await cachedUrls(page))
+      .filter(([name]) => name.startsWith('offline-video:'))
+      .flatMap(([, urls]) => urls.filter((u) => /\/assets\/adaptive-player-[\w-]+\.js$/.test(u)));
+  await login(page, adaptiveOrigin());
+  await workerInControl(page);
+  await downloadButton(page).click();
+  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+  // As a build of before stored it: without this build's hls.js (a new build renames its chunk).
+  await page.evaluate(async () => {
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const request of await cache.keys())
+        if (/\/assets\/adaptive-player-/.test(request.url)) await cache.delete(request);
+    }
+  });
+  expect(await storedCode()).toEqual([]);
+  await page.reload();
+  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible();
+  await expect.poll(storedCode).toHaveLength(1);
+
+  // Only what the device stored: the HTTP cache would answer hls.js too.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.detach();
+  await context.setOffline(true);
+  consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+  await page.reload();
+  await playTo(page, 1);
+});

@@ -7,7 +7,7 @@ import type { MediaInfo } from '../../config/media-layout';
 import { readBootConfig } from '../boot/boot-config';
 import { config } from '../config';
 import { mediaUrls } from '../screens/video-player/media-support';
-import type { DownloadRecord } from './download-store';
+import { openDownload, type DownloadRecord } from './download-store';
 import { mp4Pieces, oneRenditionMaster, parseMaster, playlistFiles } from './download-plan';
 
 export interface Choice {
@@ -50,6 +50,15 @@ const playerCode = (): DownloadRecord['files'] =>
     const url = new URL(path, location.href).href;
     return { url, key: url };
   });
+
+/**
+ * A finished adaptive download keeps the player's code of the build that plays it (a new build
+ * renames hls.js's chunk). Called online, when the page has just loaded it: from the HTTP cache.
+ */
+export async function keepPlayerCode(): Promise<void> {
+  const cache = await openDownload();
+  for (const { url } of playerCode()) if (!(await cache.match(url))) await cache.add(url);
+}
 
 /**
  * The renditions the page knows (media-info) with their sizes from the video's length: nothing

@@ -20,8 +20,11 @@ export default defineConfig({
       strategies: 'injectManifest',
       srcDir: 'src/offline',
       filename: 'sw.ts',
-      // src/offline/register-worker.ts registers it when the page is idle, not at once.
+      // src/offline/register-worker.ts registers it after the video's first frame, not at once.
       injectRegister: false,
+      // Not precached: no offline page shows them (an installed app has its own copy), and a
+      // first visit would pay about 45 KB for them.
+      includeManifestIcons: false,
       manifest: {
         lang: 'es',
         name: 'Capacitación: manejo de silo bolsa',
@@ -44,9 +47,16 @@ export default defineConfig({
         ],
       },
       injectManifest: {
-        // Not index.html: the server adds the media info and the CSP to it (sw.ts keeps the
-        // server's copy instead). The icons come with the manifest when it is installed.
-        globPatterns: ['**/*.{js,css,svg,webmanifest}'],
+        // What the two screens load, so that the worker, registered after the first frame, finds
+        // it in the HTTP cache. Not index.html: the server adds the media info and the CSP to it
+        // (sw.ts keeps the server's copy instead). Not the entry CSS: it is inlined in the page.
+        globPatterns: ['assets/*.{js,svg}'],
+        // Not hls.js: a single-MP4 site never loads it (an adaptive download stores it instead:
+        // src/offline/download-offer.ts). The metrics chunk loads only when a target is set.
+        globIgnores: [
+          'assets/adaptive-player-*.js',
+          ...(clientConfig.webVitalsUrl ? [] : ['assets/web-vitals-*.js']),
+        ],
         // Hashed names change with their bytes: no cache-busting query needed.
         dontCacheBustURLsMatching: /-[\w-]{8}\./,
       },

@@ -217,7 +217,7 @@ downloadTest(
   },
 );
 
-test('when playback waits because the link is gone, the screen says so, and the video goes on by itself when it is back', async ({
+test('when playback waits because the link is gone, the screen says so, nothing is asked of the network, and the video goes on by itself when it is back', async ({
   page,
   context,
   consoleWatch,
@@ -226,6 +226,11 @@ test('when playback waits because the link is gone, the screen says so, and the 
   await login(page, adaptiveOrigin());
   // Before a play only the first segment is loaded: with no link, the next one cannot come.
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
+  const asked: string[] = [];
+  let counting = true;
+  page.on('request', (request) => {
+    if (counting && request.url().includes('/api/video')) asked.push(request.url());
+  });
   await context.setOffline(true);
   await video(page).evaluate((element: HTMLVideoElement) => {
     element.muted = true;
@@ -234,6 +239,10 @@ test('when playback waits because the link is gone, the screen says so, and the 
   });
   const notice = page.getByText('Sin conexión: el video sigue cuando vuelva la señal');
   await expect(notice).toBeVisible({ timeout: 15_000 });
+  // hls.js was told to stop loading (it would try the network on: hls.js#7410), so the seek
+  // asked for nothing.
+  counting = false;
+  expect(asked).toEqual([]);
   await context.setOffline(false);
   await expect
     .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime), {
@@ -276,3 +285,88 @@ downloadTest(
     await shoot('offline');
   },
 );
+
+test('a link that drops while watching another rendition: the video plays on from the download, nothing is asked in a loop, and the choice comes back online', async ({
+  page,
+  context,
+  consoleWatch,
+}) => {
+  consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+  await login(page, adaptiveOrigin());
+  await workerInControl(page);
+  await page.getByLabel('Resolución para descargar').selectOption('240');
+  await downloadButton(page).click();
+  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+  // Watching 360p, paused: only its first segment is loaded.
+  await page.getByLabel('Calidad').selectOption('360');
+  await expect(page.locator('.quality__playing')).toHaveText('Reproduciendo en 360p');
+
+  const offline: string[] = [];
+  let counting = false;
+  context.on('request', (request) => {
+    if (counting) offline.push(`${request.serviceWorker() ? 'worker' : 'page'} ${request.url()}`);
+  });
+  counting = true;
+  await context.setOffline(true);
+  await video(page).evaluate((element: HTMLVideoElement) => {
+    element.muted = true;
+    element.currentTime = 13;
+    void element.play();
+  });
+  await expect
+    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.ended), {
+      timeout: 20_000,
+    })
+    .toBe(true);
+  await expect(page.locator('.quality__playing')).toHaveText('Reproduciendo en 240p');
+  counting = false;
+  // Each file once (the page's request, and the worker's try of the network before its copy),
+  // and only the stored rendition's.
+  expect(offline.filter((line, index) => offline.indexOf(line) !== index)).toEqual([]);
+  expect(offline.filter((line) => /-(360|144)p\//.test(line))).toEqual([]);
+
+  await context.setOffline(false);
+  await video(page).evaluate((element: HTMLVideoElement) => {
+    element.currentTime = 7;
+    void element.play();
+  });
+  await expect(page.locator('.quality__playing')).toHaveText('Reproduciendo en 360p', {
+    timeout: 15_000,
+  });
+});
+
+test("a download of an older build gets this build's player code when the screen opens online, and plays with the network off", async ({
+  page,
+  context,
+  consoleWatch,
+}) => {
+  const storedCode = async () =>
+    Object.entries(await cachedUrls(page))
+      .filter(([name]) => name.startsWith('offline-video:'))
+      .flatMap(([, urls]) => urls.filter((u) => /\/assets\/adaptive-player-[\w-]+\.js$/.test(u)));
+  await login(page, adaptiveOrigin());
+  await workerInControl(page);
+  await downloadButton(page).click();
+  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+  // As a build of before stored it: without this build's hls.js (a new build renames its chunk).
+  await page.evaluate(async () => {
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const request of await cache.keys())
+        if (/\/assets\/adaptive-player-/.test(request.url)) await cache.delete(request);
+    }
+  });
+  expect(await storedCode()).toEqual([]);
+  await page.reload();
+  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible();
+  await expect.poll(storedCode).toHaveLength(1);
+
+  // Only what the device stored: the HTTP cache would answer hls.js too.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.detach();
+  await context.setOffline(true);
+  consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+  await page.reload();
+  await playTo(page, 1);
+});

@@ -23,7 +23,8 @@ test('Chromium reports no installability error for the site', async ({ extraHTTP
   });
   try {
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(url(`${BASE}/login`));
+    // The worker registers after the video's first frame: a visitor who has watched.
+    await login(page);
     await workerInControl(page);
     const cdp = await context.newCDPSession(page);
     const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
@@ -42,13 +43,15 @@ test('Chromium reports no installability error for the site', async ({ extraHTTP
   }
 });
 
-test('a reload with the network off shows the login to a visitor without a session', async ({
+test('a reload with the network off shows the login to a visitor whose session has ended', async ({
   page,
   context,
   consoleWatch,
 }) => {
-  await page.goto(url(`${BASE}/login`));
+  await login(page);
   await workerInControl(page);
+  await logout(page);
+  await expect(page.getByLabel('Contraseña')).toBeVisible();
   await context.setOffline(true);
   // Offline, the page's own requests that need the network fail, as they should.
   consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to fetch/);
@@ -83,10 +86,9 @@ test('keeps nothing with a session in it: no signin, signout or cookie-setting a
   page.on('response', (response) => {
     if (response.fromServiceWorker()) fromWorker.push(response.url());
   });
-  await page.goto(url(`${BASE}/login`));
-  await workerInControl(page);
   await login(page);
   await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+  await workerInControl(page);
   await logout(page);
   await expect(page.getByLabel('Contraseña')).toBeVisible();
   const kept = Object.values(await cachedUrls(page)).flat();

@@ -8,7 +8,6 @@ import { AuthActor, useCrossTabSession } from './auth/auth-provider';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { config } from './config';
 import { ErrorBoundary } from './error-boundary';
-import { registerWorkerWhenIdle } from './offline/register-worker';
 import { useDeleteDownloadWithSession } from './offline/use-delete-download-with-session';
 import { AppRoutes } from './routes';
 import { reportWebVitals } from './vitals';
@@ -19,7 +18,6 @@ function PageEffects() {
   useDeleteDownloadWithSession();
   useEffect(() => {
     void reportWebVitals(config.webVitalsUrl);
-    registerWorkerWhenIdle();
   }, []);
   return null;
 }

@@ -52,18 +52,26 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-export function launch(name: EngineName): Promise<Engine> {
-  return LAUNCHERS[name]();
+export interface LaunchOptions {
+  /**
+   * The site's service worker at work (the offline tests). Off otherwise, in every engine: the
+   * other tests hold the app's files at a proxy, which its precache would answer.
+   */
+  serviceWorkers?: boolean;
 }
 
-async function launchChromium(): Promise<Engine> {
+export function launch(name: EngineName, options: LaunchOptions = {}): Promise<Engine> {
+  return LAUNCHERS[name](options);
+}
+
+async function launchChromium(options: LaunchOptions): Promise<Engine> {
   const executablePath = findChromium();
   if (!executablePath) throw new Error('Chromium not found: apt-get install chromium');
   const browser = await puppeteer.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
-  return puppeteerEngine('chromium', browser);
+  return puppeteerEngine('chromium', browser, options);
 }
 
-async function launchFirefox(): Promise<Engine> {
+async function launchFirefox(options: LaunchOptions): Promise<Engine> {
   const executablePath = findFirefox();
   if (!executablePath) throw new Error('Firefox not found: apt-get install firefox-esr');
   const browser: Puppeteer = await puppeteer.launch({
@@ -72,18 +80,16 @@ async function launchFirefox(): Promise<Engine> {
     headless: true,
     // Muted playback is allowed everywhere; the tests' clicks are gestures for the rest.
     // JSON as plain text, not the JSON viewer: a test writes storage from such a page.
-    // No service worker (in any engine here): these tests hold the app's files at a proxy,
-    // which the worker's precache would answer for a returning visitor (offline: e2e/).
     extraPrefsFirefox: {
       'media.autoplay.default': 0,
       'devtools.jsonview.enabled': false,
-      'dom.serviceWorkers.enabled': false,
+      'dom.serviceWorkers.enabled': !!options.serviceWorkers,
     },
   });
-  return puppeteerEngine('firefox', browser);
+  return puppeteerEngine('firefox', browser, options);
 }
 
-function puppeteerEngine(name: EngineName, browser: Puppeteer): Engine {
+function puppeteerEngine(name: EngineName, browser: Puppeteer, options: LaunchOptions): Engine {
   return {
     name,
     newPage: async () => {
@@ -92,7 +98,7 @@ function puppeteerEngine(name: EngineName, browser: Puppeteer): Engine {
       const page: Page = await context.newPage();
       await page.setViewport(VIEWPORT);
       // As Firefox's pref above: the page's requests never go through the service worker.
-      if (name === 'chromium') await page.setBypassServiceWorker(true);
+      if (name === 'chromium' && !options.serviceWorkers) await page.setBypassServiceWorker(true);
       return puppeteerPage(name, page, context);
     },
     close: () => browser.close(),
@@ -148,7 +154,7 @@ async function startXvfb(): Promise<{ display: string; process: ChildProcess }> 
   return { display, process: xvfb };
 }
 
-async function launchWebKit(): Promise<Engine> {
+async function launchWebKit(options: LaunchOptions): Promise<Engine> {
   const binary = findMiniBrowser();
   if (!binary) throw new Error('MiniBrowser not found: apt-get install webkit2gtk-driver');
   const xvfb = await startXvfb();
@@ -177,7 +183,7 @@ async function launchWebKit(): Promise<Engine> {
   return {
     name: 'webkit',
     newPage: async () => {
-      shared ??= webkitSession(origin, binary);
+      shared ??= webkitSession(origin, binary, options);
       const session = await shared;
       return { ...session, close: session.forget };
     },
@@ -193,7 +199,11 @@ interface WebKitSession extends BrowserPage {
   forget(): Promise<void>;
 }
 
-async function webkitSession(driver: string, binary: string): Promise<WebKitSession> {
+async function webkitSession(
+  driver: string,
+  binary: string,
+  options: LaunchOptions,
+): Promise<WebKitSession> {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     if (process.env.ENGINES_DEBUG) console.error(new Date().toISOString(), method, path);
     const answer = await fetch(`${driver}${path}`, {
@@ -211,12 +221,15 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
       alwaysMatch: {
         browserName: 'MiniBrowser',
         pageLoadStrategy: 'none',
-        // Without service workers, as Firefox's pref above: the precache would answer the files
-        // these tests hold at the proxy (and a worker installing beside a navigation once left
-        // WebKitGTK's next page unloaded for 15 s).
+        // Without service workers unless asked, as Firefox's pref above (a worker installing
+        // beside a navigation also once left WebKitGTK's next page unloaded for 15 s).
         'webkitgtk:browserOptions': {
           binary,
-          args: ['--automation', '--full-screen', '--features=-ServiceWorkers'],
+          args: [
+            '--automation',
+            '--full-screen',
+            ...(options.serviceWorkers ? [] : ['--features=-ServiceWorkers']),
+          ],
         },
       },
     },
@@ -336,7 +349,7 @@ async function webkitSession(driver: string, binary: string): Promise<WebKitSess
   };
 }
 
-const LAUNCHERS: Record<EngineName, () => Promise<Engine>> = {
+const LAUNCHERS: Record<EngineName, (options: LaunchOptions) => Promise<Engine>> = {
   chromium: launchChromium,
   firefox: launchFirefox,
   webkit: launchWebKit,

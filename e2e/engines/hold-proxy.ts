@@ -11,22 +11,37 @@ export interface HoldProxy {
   origin: string;
   /** Every request's path, in the order they came. */
   seen: string[];
+  /** Every request (method, path and Range, if any) with the bytes its answer carried. */
+  answered: { request: string; bytes: number }[];
   /** From now on, requests whose path matches wait until `release()`. */
   hold(pattern: RegExp): void;
   /** Lets every held request go on, and holds nothing more. */
   release(): void;
   /** Resolves once a request matching the held pattern is waiting. */
   held(): Promise<string>;
+  /** With true, every connection is closed at once, as with no link (the browser still says it is online); false brings the link back. */
+  linkDown(down: boolean): void;
   close(): Promise<void>;
 }
 
-export async function startHoldProxy(target: string): Promise<HoldProxy> {
+/**
+ * `keepCaching` passes the server's cache-control on, for tests that count what crosses the link
+ * as a visitor's browser would (its HTTP cache included).
+ */
+export async function startHoldProxy(
+  target: string,
+  { keepCaching = false } = {},
+): Promise<HoldProxy> {
   const upstream = new URL(target);
   let pattern: RegExp | null = null;
   let waiting: (() => void)[] = [];
   let onHeld: ((path: string) => void)[] = [];
 
+  const answered: HoldProxy['answered'] = [];
   const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const range = req.headers.range ? ` ${req.headers.range}` : '';
+    const entry = { request: `${req.method} ${req.url}${range}`, bytes: 0 };
+    answered.push(entry);
     const out = request(
       {
         hostname: upstream.hostname,
@@ -38,7 +53,11 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
       (answer) => {
         // Hashed assets are cached for a year: a reload would take the bundle from the cache,
         // never from the proxy that must hold it.
-        res.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'cache-control': 'no-store' });
+        res.writeHead(
+          answer.statusCode ?? 502,
+          keepCaching ? answer.headers : { ...answer.headers, 'cache-control': 'no-store' },
+        );
+        answer.on('data', (chunk: Buffer) => (entry.bytes += chunk.length));
         answer.pipe(res);
       },
     );
@@ -47,7 +66,9 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
   };
 
   const seen: string[] = [];
+  let down = false;
   const server = createServer((req, res) => {
+    if (down) return void req.socket.destroy();
     const path = req.url ?? '/';
     seen.push(path);
     if (!pattern?.test(path)) return forward(req, res);
@@ -61,6 +82,7 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
   return {
     origin: `http://127.0.0.1:${port}`,
     seen,
+    answered,
     hold: (next) => {
       pattern = next;
     },
@@ -69,6 +91,10 @@ export async function startHoldProxy(target: string): Promise<HoldProxy> {
       const go = waiting;
       waiting = [];
       go.forEach((send) => send());
+    },
+    linkDown: (next) => {
+      down = next;
+      if (down) server.closeAllConnections();
     },
     held: () =>
       new Promise((resolve) => (waiting.length ? resolve('') : void onHeld.push(resolve))),

@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { BASE } from '../site';
-import { ENGINE_NAMES, launch, type BrowserPage, type Engine, type EngineName } from './browsers';
+import {
+  ENGINE_NAMES,
+  launch,
+  type BrowserPage,
+  type Engine,
+  type EngineName,
+  type LaunchOptions,
+} from './browsers';
 import { startHoldProxy, type HoldProxy } from './hold-proxy';
 
 /** ENGINES=webkit (or any of ENGINE_NAMES, comma-separated) narrows a run. */
@@ -23,10 +30,10 @@ function originOf(kind: SiteKind): string {
 }
 
 /** One engine and a proxy in front of each site, for a describe block. */
-export function useEngine(name: EngineName) {
+export function useEngine(name: EngineName, options: LaunchOptions = {}) {
   const state = {} as { engine: Engine; proxies: Record<SiteKind, HoldProxy> };
   beforeAll(async () => {
-    state.engine = await launch(name);
+    state.engine = await launch(name, options);
     state.proxies = {
       mp4: await startHoldProxy(originOf('mp4')),
       adaptive: await startHoldProxy(originOf('adaptive')),

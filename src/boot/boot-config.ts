@@ -25,5 +25,9 @@ export const BELOW_FLOOR_ATTRIBUTE = 'data-below-floor';
 /** The id of the JSON element that holds them. */
 export const BOOT_CONFIG_ID = 'boot-config';
 
+/** The settings, from index.html's JSON element. */
+export const readBootConfig = () =>
+  JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
+
 /** The id of the <template> that holds the video screen's prerendered markup. */
 export const VIDEO_SCREEN_TEMPLATE_ID = 'video-screen';

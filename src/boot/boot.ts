@@ -11,14 +11,9 @@ import { SESSION_KEY, parseSession } from '../../machines/session';
 import { LOGIN_FORM_CLASS, answerBeforeApp } from '../screens/login/first-press';
 import { markAdaptive, readMediaInfo } from '../screens/video-player/media-support';
 import { startVideo } from '../screens/video-player/video-start';
-import {
-  BELOW_FLOOR_ATTRIBUTE,
-  BOOT_CONFIG_ID,
-  VIDEO_SCREEN_TEMPLATE_ID,
-  type BootConfig,
-} from './boot-config';
+import { BELOW_FLOOR_ATTRIBUTE, VIDEO_SCREEN_TEMPLATE_ID, readBootConfig } from './boot-config';
 
-const boot = JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
+const boot = readBootConfig();
 const info = readMediaInfo();
 const adaptive = markAdaptive(info);
 

@@ -4,9 +4,10 @@ import { config } from '../config';
 const WORKER_FILE = 'sw.js';
 
 /**
- * Registers the service worker once the page has loaded and the browser is idle: the first
- * visit's paint, its bytes and a returning visitor's first frame never wait for it (the worker
- * then fetches its precache in the background). Only in a build: the dev server has no worker.
+ * Registers the service worker once the video has its first frame (the video screen calls this)
+ * and the browser is idle. By then the page has loaded what the worker precaches, so its install
+ * takes those files from the HTTP cache instead of the link: a visitor who stays on the login
+ * pays nothing for it, and nothing is fetched twice. Only in a build: the dev server has no worker.
  */
 export function registerWorkerWhenIdle() {
   if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;

@@ -4,16 +4,24 @@
  * build's files (the list is the plugin's), and this file adds only what is ours. Online,
  * pages and media go to the network as they would without it; the copies here (the last page,
  * and the video the visitor downloaded: use-offline-download.ts) answer only when it does not. Nothing with a session in it (the signin, the signout, any answer that
- * sets a cookie) ever passes through here: only page navigations and media GETs are handled.
+ * sets a cookie) ever passes through here: only page navigations, media GETs and the player's
+ * code are handled. The page registers it after the video's first frame (register-worker.ts), so
+ * the precache finds its files in the HTTP cache.
  */
-import { cleanupOutdatedCaches, precacheAndRoute } from 'workbox-precaching';
+import { cleanupOutdatedCaches, getCacheKeyForURL, precacheAndRoute } from 'workbox-precaching';
 import { createPartialResponse } from 'workbox-range-requests';
 import { SCREEN_PATHS } from '../../config/paths';
 import { downloadCache, pagesCache } from './offline-names';
 
 declare const self: ServiceWorkerGlobalScope;
 
-precacheAndRoute(self.__WB_MANIFEST);
+// Not the web manifest, which the plugin always adds: the browser fetches it itself, and no
+// offline page needs it.
+precacheAndRoute(
+  self.__WB_MANIFEST.filter(
+    (entry) => !(typeof entry === 'string' ? entry : entry.url).endsWith('.webmanifest'),
+  ),
+);
 cleanupOutdatedCaches();
 
 /** The scope is `{base}/`; the base is what the page's config calls basePath. */
@@ -48,6 +56,12 @@ async function navigate(event: FetchEvent): Promise<Response> {
 
 /** The video, its playlists, segments, captions, chapters and poster (server/routes/media.ts). */
 const MEDIA_PATH = /\/api\/video(\/|$)/;
+/**
+ * The build's files that are not precached: the player's code (hls.js), which an adaptive
+ * download stores beside the video (download-offer.ts) and which is answered like the media.
+ */
+const isStoredCode = (url: URL) =>
+  url.pathname.startsWith(`${base}/assets/`) && !getCacheKeyForURL(url.href);
 
 /**
  * Whether a download is stored (null until Cache Storage has said). Without one, media requests
@@ -80,12 +94,20 @@ async function media(request: Request): Promise<Response> {
   }
 }
 
+/**
+ * The first visit's page came before this worker: keep the shell now, so that the next visit with
+ * no signal still shows the site. From the HTTP cache (the page's own copy, seconds old), not the
+ * link again; once a page is kept, each online navigation keeps the newer one (navigate()).
+ */
+async function keepFirstPage() {
+  if (await caches.match(pageUrl, { cacheName: pagesCache(base) })) return;
+  await keepPage(await fetch(pageUrl, { credentials: 'same-origin', cache: 'force-cache' }));
+}
+
 self.addEventListener('install', (event) => {
-  // The first visit's page came before this worker: keep the shell now, so that the next visit
-  // with no signal still shows the site. A failure must not stop the install.
+  // A failure must not stop the install.
   event.waitUntil(
-    fetch(pageUrl, { credentials: 'same-origin' })
-      .then(keepPage)
+    keepFirstPage()
       .catch(() => undefined)
       .then(() => self.skipWaiting()),
   );
@@ -101,7 +123,7 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== scope.origin) return;
   if (request.mode === 'navigate' && url.pathname.startsWith(scope.pathname))
     event.respondWith(navigate(event));
-  else if (MEDIA_PATH.test(url.pathname)) {
+  else if (MEDIA_PATH.test(url.pathname) || isStoredCode(url)) {
     if (downloaded !== false) event.respondWith(media(request));
     event.waitUntil(lookForDownload());
   }

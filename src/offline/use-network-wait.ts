@@ -4,8 +4,8 @@ import { useOnline } from './use-online';
 
 /**
  * Whether playback waits because the network is gone: the video wants to play (a `waiting`
- * with no `playing` or pause since) and the browser says it is offline. The player's own
- * retries take it on when the link is back; this only lets the screen say so.
+ * with no `playing` or pause since) and the browser says it is offline. hls.js loads again when
+ * the link is back (use-adaptive-source.ts); this only lets the screen say so.
  */
 export function useNetworkWait(videoRef: VideoRef): boolean {
   const online = useOnline();

@@ -202,6 +202,22 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
       if (level === -1) hls.nextLevel = -1;
       else hls.currentLevel = level;
     },
+    offline(level) {
+      if (destroyed) return;
+      // Left alone, hls.js retries the lost link in a loop (hls.js#7410; its maintainers advise
+      // stopLoad/startLoad). Loading again from the stored rendition keeps what is buffered.
+      hls.stopLoad();
+      if (level === -1) return;
+      hls.autoLevelCapping = -1;
+      hls.loadLevel = level;
+      hls.startLoad(-1);
+    },
+    online({ level, cap }) {
+      if (destroyed) return;
+      hls.autoLevelCapping = cap;
+      hls.loadLevel = level;
+      if (!hls.loadingEnabled) hls.startLoad(-1);
+    },
     destroy,
   };
 }

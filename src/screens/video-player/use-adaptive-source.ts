@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
+import { readRecord } from '../../offline/download-store';
 import { readMediaInfo } from './media-support';
 import { levelsFor, readChoice, saveChoice, type QualityChoice } from './quality';
 import type { AdaptivePlayer, AdaptiveState, Rendition } from './video-contract';
@@ -67,6 +68,28 @@ export function useAdaptiveSource(
   }, [videoRef, storage]);
 
   const list = state?.renditions;
+  // The link drops: hls.js plays on from the stored download's rendition, if there is one (the
+  // service worker answers it), else stops loading; back online, the visitor's choice again.
+  useEffect(() => {
+    if (!player || !list) return;
+    let live = true;
+    const offline = async () => {
+      const record = await readRecord();
+      const stored = record?.done && record.kind === 'hls' ? record.height : null;
+      if (live && !navigator.onLine)
+        player.offline(list.findIndex((rendition) => rendition.height === stored));
+    };
+    const online = () => player.online(levelsFor(choice, list));
+    const onOffline = () => void offline();
+    window.addEventListener('offline', onOffline);
+    window.addEventListener('online', online);
+    return () => {
+      live = false;
+      window.removeEventListener('offline', onOffline);
+      window.removeEventListener('online', online);
+    };
+  }, [player, list, choice]);
+
   if (!player || !list) return null;
   return {
     renditions: list,

@@ -35,6 +35,13 @@ export interface AdaptivePlayer {
   subscribe(listener: () => void): () => void;
   /** The visitor's choice, applied at once (a chosen rendition replaces what is buffered). */
   apply(levels: Levels): void;
+  /**
+   * The link is gone: play on from `level` after what is buffered (a stored rendition, which
+   * the service worker answers), or, with -1, stop loading until `online`.
+   */
+  offline(level: number): void;
+  /** The link is back: the visitor's choice again (after what is buffered), loading on. */
+  online(levels: Levels): void;
   destroy(): void;
 }
 

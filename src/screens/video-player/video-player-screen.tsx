@@ -1,9 +1,10 @@
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { config } from '../../config';
 import { OfflineDownload } from '../../offline/offline-download';
+import { registerWorkerWhenIdle } from '../../offline/register-worker';
 import { VIDEO_TITLE, useDocumentTitle } from '../use-document-title';
 import { Background } from './background';
 import { Chapters } from './chapters';
@@ -26,6 +27,10 @@ export default function VideoPlayerScreen() {
   // chapters only after the first frame.
   const afterFirstFrame = useAfterFirstFrame(videoRef);
   const captions = useTrack(config.captionsUrl, afterFirstFrame);
+  // The offline worker, once the page has loaded what it precaches (register-worker.ts).
+  useEffect(() => {
+    if (afterFirstFrame) registerWorkerWhenIdle();
+  }, [afterFirstFrame]);
   const nombres = AuthActor.useSelector((state) => state.context.session?.nombres ?? '');
   const empresa = AuthActor.useSelector((state) => state.context.session?.empresa ?? '');
   const label = `Hola ${nombres} / ${empresa}`;

@@ -1,0 +1,78 @@
+/**
+ * Watching without signal in every engine (Chromium's own, fuller tests: e2e/offline-*.spec.ts):
+ * the service worker, the download in Cache Storage, and a reload with the link cut. Neither
+ * WebDriver BiDi (Firefox) nor WebDriver classic (WebKit) can switch a browser offline, so the
+ * link is cut at the proxy: the browser still says it is online, and the screen's "Sin conexión"
+ * notices are left to the Chromium tests.
+ */
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { E2E_PASSWORD } from '../site';
+import type { BrowserPage } from './browsers';
+import { ENGINES, expectPlaying, login, textOf, until, useEngine, type SiteKind } from './visit';
+
+const SITES: SiteKind[] = ['mp4', 'adaptive'];
+
+describe.each(ENGINES)('%s', (name) => {
+  const state = useEngine(name, { serviceWorkers: true });
+  let page: BrowserPage;
+  beforeEach(async () => {
+    page = await state.engine.newPage();
+  });
+  afterEach(async () => {
+    Object.values(state.proxies).forEach((proxy) => proxy.linkDown(false));
+    // WebKit keeps one browser for every test: the next visitor starts without this one's worker
+    // and download.
+    await page
+      .evaluate(async () => {
+        const registrations = await navigator.serviceWorker.getRegistrations();
+        await Promise.all(registrations.map((registration) => registration.unregister()));
+        await Promise.all((await caches.keys()).map((key) => caches.delete(key)));
+        return true;
+      })
+      .catch(() => false);
+    await page?.close();
+  });
+
+  test.each(SITES)(
+    'the %s site: the download plays after a reload with the link cut',
+    async (kind) => {
+      const proxy = state.proxies[kind];
+      await login(page, proxy, E2E_PASSWORD);
+      await until(
+        page,
+        'the service worker in control',
+        () => !!navigator.serviceWorker.controller,
+        [],
+        30_000,
+      );
+      await until(
+        page,
+        'the download offered',
+        () => !!document.querySelector('.offline .offline__size'),
+        [],
+      );
+      await page.click('.offline .button');
+      expect(
+        await until(page, 'the download stored', textOf, ['.offline strong[role=status]'], 30_000),
+      ).toBe('Lista para ver sin conexión');
+
+      proxy.linkDown(true);
+      const reached = proxy.seen.length;
+      await page.reload();
+      await until(
+        page,
+        'the video screen',
+        () => !!document.querySelector('video.player__video'),
+        [],
+      );
+      await page.evaluate(() => {
+        const video = document.querySelector<HTMLVideoElement>('video.player__video')!;
+        video.muted = true;
+        return video.play().then(() => true);
+      });
+      await expectPlaying(page);
+      // All of it from the device: nothing reached the server.
+      expect(proxy.seen.length).toBe(reached);
+    },
+  );
+});

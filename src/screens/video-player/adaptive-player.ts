@@ -31,6 +31,13 @@ const BEFORE_PLAY_BUFFER_S = 1;
 const BUFFER_S = 30;
 
 /**
+ * Automatic quality stays on the start rendition for this many segments: the first is short
+ * (2 s, for the first frame), too small a sample of the link to move up on, and too little
+ * buffer to come back down in time if the move was wrong.
+ */
+const HELD_SEGMENTS = 2;
+
+/**
  * hls.js tuned for one on-demand video on slow links and cheap phones. Its defaults would keep
  * up to 10 minutes ahead and everything behind (memory, and data the visitor pays for), run the
  * low-latency live logic, and download a throw-away segment to test the link.
@@ -157,16 +164,24 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
   if (!video.paused) bufferAhead();
   video.addEventListener('play', bufferAhead);
 
+  // The cap the visitor's choice allows, and the segments still held on the start rendition.
+  let cap = -1;
+  let held = 0;
   hls.on(Events.MANIFEST_PARSED, () => {
     const list = renditions(hls);
-    const { level, cap } = options.levelsFor(list);
-    hls.autoLevelCapping = cap;
+    const choice = options.levelsFor(list);
+    cap = choice.cap;
     // The rendition the early requests are for, unless the visitor fixed one.
     const started = hls.levels.findIndex((l) => l.url.some((url) => url.includes(`/${startDir}/`)));
-    hls.startLevel = level !== -1 ? level : Math.max(started, 0);
-    if (level !== -1) hls.loadLevel = level;
+    hls.startLevel = choice.level !== -1 ? choice.level : Math.max(started, 0);
+    if (choice.level !== -1) hls.loadLevel = choice.level;
+    held = choice.level === -1 ? HELD_SEGMENTS : 0;
+    hls.autoLevelCapping = held && (cap === -1 || cap > hls.startLevel) ? hls.startLevel : cap;
     hls.startLoad(options.position > 0 ? options.position : -1);
     set({ renditions: list });
+  });
+  hls.on(Events.FRAG_BUFFERED, (_event, { frag }) => {
+    if (held && frag.type === 'main' && --held === 0) hls.autoLevelCapping = cap;
   });
   hls.on(Events.LEVEL_SWITCHED, (_event, { level }) => {
     set({ playingHeight: renditions(hls)[level]?.height ?? null });
@@ -194,8 +209,11 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    apply({ level, cap }) {
+    apply(choice) {
       if (destroyed) return;
+      const { level } = choice;
+      cap = choice.cap;
+      held = 0;
       hls.autoLevelCapping = cap;
       // A chosen rendition replaces what is buffered at once; back to automatic, hls.js moves
       // at the next segment.

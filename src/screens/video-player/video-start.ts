@@ -5,7 +5,7 @@
  * calls load() (the retry after a failure goes through reloadVideo, the leave through
  * video-stop.ts). Kept free of React: the boot bundles it. The whole story: docs/video-start.md.
  */
-import { RUNG_FILES, SEGMENT_S, segmentName, type MediaInfo } from '../../../config/media-layout';
+import { RUNG_FILES, segmentAt, segmentName, type MediaInfo } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
 import { requestEarly, showPoster } from './early-requests';
 import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './media-support';
@@ -86,7 +86,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     urls.master,
     urls.inRung(rung.dir, RUNG_FILES.playlist),
     urls.inRung(rung.dir, RUNG_FILES.init),
-    urls.inRung(rung.dir, segmentName(Math.floor(from / SEGMENT_S))),
+    urls.inRung(rung.dir, segmentName(segmentAt(from, info.firstSegmentS))),
   ]);
   let player: AdaptivePlayer | null = null;
   try {

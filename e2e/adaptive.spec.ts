@@ -1,6 +1,6 @@
 /**
  * Adaptive video in a real Chromium against the real server with MEDIA_DIR: a 24 s clip published
- * by prepare-video in the global set-up (360p, 240p, 144p; 6 s segments). hls.js plays it,
+ * by prepare-video in the global set-up (360p, 240p, 144p; a 2 s first segment, 6 s ones after it). hls.js plays it,
  * switches renditions when DevTools throttles the link, and the quality menu and data saver
  * work and are remembered on the device.
  */
@@ -189,6 +189,55 @@ test('a returning visitor: the page starts hls.js and the first segment together
   expect(firstDataAt).toBeDefined();
   expect(entryAskedAt).toBeGreaterThanOrEqual(firstDataAt!);
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
+});
+
+test('a returning visitor who plays at once: the second segment is asked for beside the short first one, each once', async ({
+  page,
+}) => {
+  await login(page);
+  const videoScreen = page.url();
+  await page.goto('about:blank');
+  const asked: { url: string }[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/api/video/hls/')) asked.push({ url: request.url() });
+  });
+  await page.addInitScript(() => {
+    if (location.protocol === 'about:') return;
+    localStorage.setItem('videoBandwidthEstimate', '60000');
+    // A visitor who taps play as soon as the screen is there, before hls.js has anything.
+    document.addEventListener('DOMContentLoaded', () => {
+      const element = document.querySelector('video');
+      if (!element) return;
+      element.muted = true;
+      void element.play().catch(() => undefined);
+    });
+  });
+  // Nothing cached (the first visit's segments would come from the cache at once), and a round
+  // trip long enough that the tap comes while the first segment is on its way.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  await throttle(page, 4000, 300);
+  await page.goto(videoScreen);
+  await expectPlaying(page, /^blob:/, 1);
+  const segments = asked
+    .map(({ url }) => url.replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''))
+    .filter((url) => url.endsWith('.m4s'));
+  expect(segments.slice(0, 2)).toEqual([
+    expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00000\.m4s$/),
+    expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00001\.m4s$/),
+  ]);
+  // The first segment is short (2 s): the second was asked for while the first was still on
+  // its way, not one round trip after it (hls.js alone asks for one segment at a time).
+  const [first, second] = await page.evaluate(() =>
+    ['seg00000.m4s', 'seg00001.m4s'].map((name) => {
+      const entry = performance.getEntriesByType('resource').find((e) => e.name.endsWith(name)) as
+        PerformanceResourceTiming | undefined;
+      return entry && { startTime: entry.startTime, responseEnd: entry.responseEnd };
+    }),
+  );
+  expect(second!.startTime).toBeLessThan(first!.responseEnd);
+  const urls = asked.map(({ url }) => url);
+  expect(new Set(urls).size).toBe(urls.length);
 });
 
 test('the quality menu has its place from the first paint: nothing moves when hls.js has the master', async ({

@@ -23,7 +23,8 @@ import type {
 } from './video-contract';
 
 /**
- * Until the visitor presses play, only the first segment: it is their data. Then 30 s ahead at
+ * Until the visitor presses play, only what the start asked for (the first two segments, 8 s):
+ * it is their data. Then 30 s ahead at
  * most (hls.js would keep up to 10 minutes of a small rendition) and 30 s behind. hls.js reads
  * both limits as it goes; the second one caps what it would derive from maxBufferSize.
  */

@@ -83,26 +83,15 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const from = position ?? 0;
   showPoster(video, 'after first frame');
   const index = segmentAt(from, info.firstSegmentS);
-  const first = urls.inRung(rung.dir, segmentName(index));
+  // The first two segments: the first is short (2 s) for the first frame, and on a slow link the
+  // second would not come within it if hls.js asked for it after the first (one at a time).
   const early = requestEarly([
     urls.master,
     urls.inRung(rung.dir, RUNG_FILES.playlist),
     urls.inRung(rung.dir, RUNG_FILES.init),
-    first,
+    urls.inRung(rung.dir, segmentName(index)),
+    urls.inRung(rung.dir, segmentName(index + 1)),
   ]);
-  // Played while the first segment is on its way: the next one is asked for now as well. The
-  // first is short (2 s), and on a slow link the next would not come within it if hls.js asked
-  // for it only then (it loads one segment at a time). Not before play: the visitor's data. Not
-  // once the first is here: hls.js may be asking for the next itself.
-  let firstHere = false;
-  void early.get(first)!.then(() => (firstHere = true));
-  const askNext = () => {
-    if (firstHere) return;
-    for (const [url, answer] of requestEarly([urls.inRung(rung.dir, segmentName(index + 1))]))
-      early.set(url, answer);
-  };
-  if (video.paused) video.addEventListener('play', askNext, { once: true });
-  else askNext();
   let player: AdaptivePlayer | null = null;
   try {
     const { attachAdaptive } = await options.loadAdaptive();

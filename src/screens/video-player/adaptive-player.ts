@@ -24,9 +24,9 @@ import type {
 
 /**
  * Until the visitor presses play, only what the start asked for (the first two segments, 8 s):
- * it is their data. Then 30 s ahead at
- * most (hls.js would keep up to 10 minutes of a small rendition) and 30 s behind. hls.js reads
- * both limits as it goes; the second one caps what it would derive from maxBufferSize.
+ * it is their data. Then 30 s ahead at most (hls.js would keep up to 10 minutes of a small
+ * rendition) and 30 s behind. hls.js reads both limits as it goes; the second one caps what it
+ * would derive from maxBufferSize.
  */
 const BEFORE_PLAY_BUFFER_S = 1;
 const BUFFER_S = 30;
@@ -165,24 +165,30 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
   if (!video.paused) bufferAhead();
   video.addEventListener('play', bufferAhead);
 
-  // The cap the visitor's choice allows, and the segments still held on the start rendition.
-  let cap = -1;
+  // While segments are held, automatic quality may go down but not up: hls.js reads its up-switch
+  // factor at each choice, so 0 holds it without touching its levels or the visitor's cap.
   let held = 0;
+  const release = () => {
+    held = 0;
+    hls.config.abrBandWidthUpFactor = Hls.DefaultConfig.abrBandWidthUpFactor;
+  };
   hls.on(Events.MANIFEST_PARSED, () => {
     const list = renditions(hls);
-    const choice = options.levelsFor(list);
-    cap = choice.cap;
+    const { level, cap } = options.levelsFor(list);
+    hls.autoLevelCapping = cap;
     // The rendition the early requests are for, unless the visitor fixed one.
     const started = hls.levels.findIndex((l) => l.url.some((url) => url.includes(`/${startDir}/`)));
-    hls.startLevel = choice.level !== -1 ? choice.level : Math.max(started, 0);
-    if (choice.level !== -1) hls.loadLevel = choice.level;
-    held = choice.level === -1 ? HELD_SEGMENTS : 0;
-    hls.autoLevelCapping = held && (cap === -1 || cap > hls.startLevel) ? hls.startLevel : cap;
+    hls.startLevel = level !== -1 ? level : Math.max(started, 0);
+    if (level !== -1) hls.loadLevel = level;
+    else {
+      held = HELD_SEGMENTS;
+      hls.config.abrBandWidthUpFactor = 0;
+    }
     hls.startLoad(options.position > 0 ? options.position : -1);
     set({ renditions: list });
   });
   hls.on(Events.FRAG_BUFFERED, (_event, { frag }) => {
-    if (held && frag.type === 'main' && --held === 0) hls.autoLevelCapping = cap;
+    if (held && frag.type === 'main' && --held === 0) release();
   });
   hls.on(Events.LEVEL_SWITCHED, (_event, { level }) => {
     set({ playingHeight: renditions(hls)[level]?.height ?? null });
@@ -210,11 +216,9 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    apply(choice) {
+    apply({ level, cap }) {
       if (destroyed) return;
-      const { level } = choice;
-      cap = choice.cap;
-      held = 0;
+      release();
       hls.autoLevelCapping = cap;
       // A chosen rendition replaces what is buffered at once; back to automatic, hls.js moves
       // at the next segment.

@@ -83,18 +83,30 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const from = position ?? 0;
   showPoster(video, 'after first frame');
   const index = segmentAt(from, info.firstSegmentS);
-  // The first two segments: the first is short (2 s) for the first frame, and on a slow link the
-  // second would not come within it if hls.js asked for it after the first (one at a time).
+  const first = urls.inRung(rung.dir, segmentName(index));
   const early = requestEarly([
     urls.master,
     urls.inRung(rung.dir, RUNG_FILES.playlist),
     urls.inRung(rung.dir, RUNG_FILES.init),
-    urls.inRung(rung.dir, segmentName(index)),
-    urls.inRung(rung.dir, segmentName(index + 1)),
+    first,
   ]);
+  // The first segment is short (2 s): if hls.js asked for the second only after the first
+  // frame (it asks one at a time), on a slow link it would come a round trip too late. So the
+  // start asks for it as soon as hls.js's chunk or the first segment is here, whichever comes
+  // first; not before, as it would share the link with both, which the first frame waits for.
+  let askedNext = false;
+  const askNext = () => {
+    if (askedNext) return;
+    askedNext = true;
+    const next = urls.inRung(rung.dir, segmentName(index + 1));
+    for (const [url, answer] of requestEarly([next])) early.set(url, answer);
+  };
+  // Before hls.js's own wait for the same answer: the next is in the map when it looks.
+  void early.get(first)!.then(askNext);
   let player: AdaptivePlayer | null = null;
   try {
     const { attachAdaptive } = await options.loadAdaptive();
+    askNext();
     player = attachAdaptive({
       video,
       masterUrl: urls.master,

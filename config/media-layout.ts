@@ -68,14 +68,23 @@ export const RUNG_FILE_PATTERN = /^(index\.m3u8|init\.mp4|seg\d{5}\.m4s)$/;
 /** Each segment's length in seconds: 6 s carries 267 kbit/s over a 2 s round trip (the notes). */
 export const SEGMENT_S = 6;
 
+/**
+ * The first segment's length: the first frame waits for it, so it is one keyframe interval.
+ * Publishes older than this layout say nothing (`firstSegmentS` absent): their first is SEGMENT_S.
+ */
+export const FIRST_SEGMENT_S = 2;
+
+/** The index of the segment that plays `seconds`, when the first one lasts `firstS`. */
+export const segmentAt = (seconds: number, firstS: number = SEGMENT_S) =>
+  seconds < firstS ? 0 : 1 + Math.floor((seconds - firstS) / SEGMENT_S);
+
 /** A rendition's files, by the names prepare-video gives them (ffmpeg's pattern for segments). */
 export const RUNG_FILES = {
   playlist: 'index.m3u8',
   init: 'init.mp4',
-  segments: 'seg%05d.m4s',
 } as const;
 
-/** The name of a rendition's segment `index` (from 0), as ffmpeg writes RUNG_FILES.segments. */
+/** The name of a rendition's segment `index` (from 0), as prepare-video writes it. */
 export const segmentName = (index: number) => `seg${String(index).padStart(5, '0')}.m4s`;
 
 /** A rendition as prepare-video publishes it in media.json. */
@@ -103,6 +112,8 @@ export interface Manifest {
   captions: 'kept' | 'embedded' | 'stub';
   /** How many chapters were published from `--chapters` (0: none, no chapters track). */
   chapters: number;
+  /** The first segment's seconds (FIRST_SEGMENT_S); absent in older publishes (SEGMENT_S). */
+  firstSegmentS?: number;
   /** Published with `--accept-truncated`: what the source announced and what was wrong. */
   cut?: { containerS: number; problems: string[] };
 }
@@ -118,6 +129,8 @@ export interface MediaInfo {
    * while it plays changes nothing it asks for.
    */
   version?: string;
+  /** As in media.json: where the start finds the segment of a resume position. */
+  firstSegmentS?: number;
   rungs: Pick<PublishedRung, 'dir' | 'height' | 'peakBandwidth'>[];
 }
 
@@ -140,9 +153,12 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
   } catch {
     return null;
   }
-  const { rungs, version } = (value as { rungs?: unknown; version?: unknown } | null) ?? {};
+  const { rungs, version, firstSegmentS } =
+    (value as { rungs?: unknown; version?: unknown; firstSegmentS?: unknown } | null) ?? {};
   if (!Array.isArray(rungs) || rungs.length === 0 || rungs.length > MAX_RUNGS) return null;
   if (version !== undefined && !(typeof version === 'string' && VERSION_DIR_PATTERN.test(version)))
+    return null;
+  if (firstSegmentS !== undefined && !(isCount(firstSegmentS) && firstSegmentS <= SEGMENT_S))
     return null;
   const parsed: MediaInfo['rungs'] = [];
   for (const rung of rungs as (Partial<PublishedRung> | null)[]) {
@@ -155,7 +171,11 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
     parsed.push({ dir, height: Math.min(width, height), peakBandwidth });
   }
   const sorted = parsed.sort((a, b) => a.peakBandwidth - b.peakBandwidth);
-  return version === undefined ? { rungs: sorted } : { version, rungs: sorted };
+  return {
+    ...(version === undefined ? {} : { version }),
+    ...(firstSegmentS === undefined ? {} : { firstSegmentS }),
+    rungs: sorted,
+  };
 }
 
 /** The id of the JSON element in index.html that holds it. */

@@ -1,6 +1,6 @@
 /**
  * Adaptive video in a real Chromium against the real server with MEDIA_DIR: a 24 s clip published
- * by prepare-video in the global set-up (360p, 240p, 144p; 6 s segments). hls.js plays it,
+ * by prepare-video in the global set-up (360p, 240p, 144p; a 2 s first segment, 6 s ones after it). hls.js plays it,
  * switches renditions when DevTools throttles the link, and the quality menu and data saver
  * work and are remembered on the device.
  */
@@ -166,14 +166,15 @@ test('a returning visitor: the page starts hls.js and the first segment together
   await play(page);
   await expectPlaying(page, /^blob:/, 1);
   const hls = asked.filter((url) => url.includes('/api/video/hls/'));
-  // The master, then the start rendition's playlist, init and first segment, asked by the boot
+  // The master, then the start rendition's playlist, init and first two segments, asked by the boot
   // script before hls.js's chunk arrived: the lowest, for the slow link remembered.
   // All in the version the page names (media-info), so that a republish does not change them.
-  expect(hls.slice(0, 4).map((url) => url.replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''))).toEqual([
+  expect(hls.slice(0, 5).map((url) => url.replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''))).toEqual([
     'master.m3u8',
     expect.stringMatching(/^[a-z0-9]{8}-144p\/index\.m3u8$/),
     expect.stringMatching(/^[a-z0-9]{8}-144p\/init\.mp4$/),
     expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00000\.m4s$/),
+    expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00001\.m4s$/),
   ]);
   const adaptiveChunk = asked.findIndex((url) => /\/assets\/adaptive-player-/.test(url));
   expect(adaptiveChunk).toBeGreaterThanOrEqual(0);
@@ -189,6 +190,39 @@ test('a returning visitor: the page starts hls.js and the first segment together
   expect(firstDataAt).toBeDefined();
   expect(entryAskedAt).toBeGreaterThanOrEqual(firstDataAt!);
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
+});
+
+test('a returning visitor with nothing cached: the second segment is asked for without waiting for the first frame, each segment once', async ({
+  page,
+}) => {
+  await login(page);
+  const videoScreen = page.url();
+  await page.goto('about:blank');
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/api/video/hls/'))
+      asked.push(request.url().replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''));
+  });
+  await page.addInitScript(() => {
+    if (location.protocol === 'about:') return;
+    localStorage.setItem('videoBandwidthEstimate', '60000');
+  });
+  // Nothing cached: the first visit's segments would come from the cache at once.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  await throttle(page, 4000, 300);
+  await page.goto(videoScreen);
+  // Not played yet: hls.js alone would hold the first (2 s) segment and ask for nothing more.
+  await expect
+    .poll(() => asked.filter((url) => url.endsWith('.m4s')))
+    .toEqual([
+      expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00000\.m4s$/),
+      expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00001\.m4s$/),
+    ]);
+  expect(await video(page).evaluate((element: HTMLVideoElement) => element.paused)).toBe(true);
+  await play(page);
+  await expectPlaying(page, /^blob:/, 3);
+  expect(new Set(asked).size).toBe(asked.length);
 });
 
 test('the quality menu has its place from the first paint: nothing moves when hls.js has the master', async ({

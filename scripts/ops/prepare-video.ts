@@ -23,9 +23,11 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chaptersToWebVtt, describeProblem, parseChapters } from '../../machines/chapters.js';
 import {
+  FIRST_SEGMENT_S,
   PUBLISHED,
   RUNG_FILES,
   SEGMENT_S,
+  segmentName,
   type Manifest,
   type PublishedRung as Rung,
 } from '../../config/media-layout.js';
@@ -189,6 +191,54 @@ function runFfmpeg(args: string[], what: string, signal?: AbortSignal): Promise<
           ),
     );
   });
+}
+
+/** ffmpeg's pieces, KEYFRAME_S each, before joinSegments makes the published segments. */
+const PIECES = 'piece%05d.m4s';
+
+/**
+ * ffmpeg cuts a piece at every keyframe (KEYFRAME_S). The first piece is the first segment
+ * (FIRST_SEGMENT_S: the first frame waits for it); the others are joined SEGMENT_S at a time.
+ * fMP4 fragments laid end to end are one valid segment, so nothing is encoded twice.
+ */
+function joinSegments(dir: string) {
+  const path = join(dir, RUNG_FILES.playlist);
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const pieces: { file: string; seconds: number }[] = [];
+  lines.forEach((line, i) => {
+    if (line.startsWith('#EXTINF:'))
+      pieces.push({ file: lines[i + 1]!.trim(), seconds: Number.parseFloat(line.slice(8)) });
+  });
+  const perSegment = SEGMENT_S / KEYFRAME_S;
+  const groups = [pieces.slice(0, FIRST_SEGMENT_S / KEYFRAME_S)];
+  for (let i = groups[0]!.length; i < pieces.length; i += perSegment)
+    groups.push(pieces.slice(i, i + perSegment));
+  const segments = groups.map((group, index) => {
+    const name = segmentName(index);
+    // One segment's bytes at a time: a long source's rung does not fit in memory whole.
+    writeFileSync(
+      join(dir, name),
+      Buffer.concat(group.map((p) => readFileSync(join(dir, p.file)))),
+    );
+    for (const piece of group) rmSync(join(dir, piece.file));
+    return { name, seconds: group.reduce((sum, piece) => sum + piece.seconds, 0) };
+  });
+  const header = lines.filter(
+    (line) =>
+      line.startsWith('#EXT') && !/^#(EXTINF|EXT-X-TARGETDURATION|EXT-X-ENDLIST)/.test(line),
+  );
+  const target = Math.ceil(Math.max(...segments.map((segment) => segment.seconds)));
+  writeFileSync(
+    path,
+    [
+      ...header.slice(0, 1),
+      `#EXT-X-TARGETDURATION:${target}`,
+      ...header.slice(1),
+      ...segments.flatMap((segment) => [`#EXTINF:${segment.seconds.toFixed(6)},`, segment.name]),
+      '#EXT-X-ENDLIST',
+      '',
+    ].join('\n'),
+  );
 }
 
 /** Bits per second over the whole rung (average) and over its busiest segment (peak). */
@@ -366,10 +416,10 @@ async function publish(
     // Every rung has a keyframe at the same instants, so segments line up for switching.
     ...['-force_key_frames', `expr:gte(t,n_forced*${KEYFRAME_S})`, '-sc_threshold', '0'],
     ...(info.hasAudio ? ['-c:a', 'aac', '-ar', '48000'] : []),
-    ...['-f', 'hls', '-hls_time', String(SEGMENT_S), '-hls_playlist_type', 'vod'],
+    ...['-f', 'hls', '-hls_time', String(KEYFRAME_S), '-hls_playlist_type', 'vod'],
     ...['-hls_segment_type', 'fmp4', '-hls_flags', 'independent_segments'],
     ...['-hls_fmp4_init_filename', RUNG_FILES.init],
-    ...['-hls_segment_filename', join(stage, 'v%v', RUNG_FILES.segments)],
+    ...['-hls_segment_filename', join(stage, 'v%v', PIECES)],
     ...['-master_pl_name', 'ffmpeg-master.m3u8'],
     '-var_stream_map',
     ladder.map((_, i) => (info.hasAudio ? `v:${i},a:${i}` : `v:${i}`)).join(' '),
@@ -393,6 +443,7 @@ async function publish(
       if (/^init_\d+\.mp4$/.test(name)) renameSync(join(from, name), join(from, 'init.mp4'));
     const playlist = join(from, 'index.m3u8');
     writeFileSync(playlist, readFileSync(playlist, 'utf8').replace(/init_\d+\.mp4/, 'init.mp4'));
+    joinSegments(from);
     const measured = measureRung(from);
     const dir = `${id}-${Math.min(rung.width, rung.height)}p`;
     renameSync(from, join(stage, dir));
@@ -472,6 +523,7 @@ async function publish(
     fallback: { rung: middle.dir, bytes: statSync(join(stage, PUBLISHED.fallback)).size },
     captions,
     chapters: chapters?.count ?? 0,
+    firstSegmentS: FIRST_SEGMENT_S,
   };
 }
 

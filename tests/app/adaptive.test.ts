@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MEDIA_INFO_ID } from '../../config/media-layout';
+import { MEDIA_INFO_ID, segmentAt } from '../../config/media-layout';
 import { memoryStorage } from '../../machines/session';
 import {
   DEFAULT_CHOICE,
@@ -147,6 +147,17 @@ describe('what the server wrote into the page about the published video', () => 
     expect(readMediaInfo(page(JSON.stringify({ rungs: [rung] })))).toEqual({ rungs: [rung] });
   });
 
+  it("keeps the first segment's length, which says where a resume position's segment is", () => {
+    const info = readMediaInfo(page(JSON.stringify({ firstSegmentS: 2, rungs: [rung] })));
+    expect(info).toEqual({ firstSegmentS: 2, rungs: [rung] });
+    // 2 s, then 6 s each: 0-2 s, 2-8 s, 8-14 s…
+    expect([0, 1.9, 2, 7.9, 8, 13.9, 14].map((s) => segmentAt(s, info!.firstSegmentS))).toEqual([
+      0, 0, 1, 1, 2, 2, 3,
+    ]);
+    // An older publish: every segment 6 s.
+    expect([0, 5.9, 6, 12].map((s) => segmentAt(s))).toEqual([0, 0, 1, 2]);
+  });
+
   it.each([
     ['the single MP4', 'null'],
     ['no element', undefined],
@@ -155,6 +166,8 @@ describe('what the server wrote into the page about the published video', () => 
     ['a folder outside the publish', JSON.stringify({ rungs: [{ ...rung, dir: '../x' }] })],
     ['a height that is no number', JSON.stringify({ rungs: [{ ...rung, height: '144' }] })],
     ['a negative bandwidth', JSON.stringify({ rungs: [{ ...rung, peakBandwidth: -1 }] })],
+    ['a first segment longer than the others', JSON.stringify({ firstSegmentS: 9, rungs: [rung] })],
+    ['a first segment of no length', JSON.stringify({ firstSegmentS: 0, rungs: [rung] })],
   ])('is null for %s: the page plays the MP4', (_, json) => {
     const doc = json === undefined ? document.implementation.createHTMLDocument() : page(json);
     expect(readMediaInfo(doc)).toBeNull();

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { spawnSync } from 'node:child_process';
 import {
   mkdirSync,
   readFileSync,
@@ -12,7 +13,13 @@ import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
-import { PUBLISHED, type Manifest } from '../../config/media-layout.js';
+import {
+  FIRST_SEGMENT_S,
+  PUBLISHED,
+  SEGMENT_S,
+  segmentName,
+  type Manifest,
+} from '../../config/media-layout.js';
 import { PrepareError, planLadder, prepareVideo } from '../../scripts/ops/prepare-video.js';
 import { publishTestClip } from '../../scripts/test-support/test-clip.js';
 import {
@@ -72,6 +79,34 @@ describe('prepare-video', () => {
     expect(readFileSync(join(served, PUBLISHED.poster)).subarray(0, 2).toString('hex')).toBe(
       'ffd8',
     );
+  });
+
+  it('cuts a 2 s first segment and 6 s ones after it from one encode, each playable in turn', () => {
+    expect(manifest.firstSegmentS).toBe(FIRST_SEGMENT_S);
+    for (const rung of manifest.rungs) {
+      const playlist = readFileSync(join(served, rung.dir, 'index.m3u8'), 'utf8');
+      const seconds = [...playlist.matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
+      // The 8 s clip: 2 s, then 6 s.
+      expect(seconds.map((s) => Math.round(s))).toEqual([FIRST_SEGMENT_S, SEGMENT_S]);
+      expect(playlist).toContain(`#EXT-X-TARGETDURATION:${SEGMENT_S}`);
+      expect(segmentsOf(rung.dir)).toEqual([segmentName(0), segmentName(1)]);
+      // init + the joined segments decode whole: ffmpeg reads them as one file.
+      const joined = join(dirname(dir), `${rung.dir}.mp4`);
+      writeFileSync(
+        joined,
+        Buffer.concat(
+          ['init.mp4', ...segmentsOf(rung.dir)].map((name) =>
+            readFileSync(join(served, rung.dir, name)),
+          ),
+        ),
+      );
+      const probe = spawnSync(
+        'ffprobe',
+        ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', joined],
+        { encoding: 'utf8' },
+      );
+      expect(Number(probe.stdout)).toBeCloseTo(8, 0);
+    }
   });
 
   it('plans portrait and small sources without upscaling', () => {

@@ -23,12 +23,20 @@ import type {
 } from './video-contract';
 
 /**
- * Until the visitor presses play, only the first segment: it is their data. Then 30 s ahead at
- * most (hls.js would keep up to 10 minutes of a small rendition) and 30 s behind. hls.js reads
- * both limits as it goes; the second one caps what it would derive from maxBufferSize.
+ * Until the visitor presses play, only what the start asked for (the first two segments, 8 s):
+ * it is their data. Then 30 s ahead at most (hls.js would keep up to 10 minutes of a small
+ * rendition) and 30 s behind. hls.js reads both limits as it goes; the second one caps what it
+ * would derive from maxBufferSize.
  */
 const BEFORE_PLAY_BUFFER_S = 1;
 const BUFFER_S = 30;
+
+/**
+ * Automatic quality stays on the start rendition for this many segments: the first is short
+ * (2 s, for the first frame), too small a sample of the link to move up on, and too little
+ * buffer to come back down in time if the move was wrong.
+ */
+const HELD_SEGMENTS = 2;
 
 /**
  * hls.js tuned for one on-demand video on slow links and cheap phones. Its defaults would keep
@@ -157,6 +165,13 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
   if (!video.paused) bufferAhead();
   video.addEventListener('play', bufferAhead);
 
+  // While segments are held, automatic quality may go down but not up: hls.js reads its up-switch
+  // factor at each choice, so 0 holds it without touching its levels or the visitor's cap.
+  let held = 0;
+  const release = () => {
+    held = 0;
+    hls.config.abrBandWidthUpFactor = Hls.DefaultConfig.abrBandWidthUpFactor;
+  };
   hls.on(Events.MANIFEST_PARSED, () => {
     const list = renditions(hls);
     const { level, cap } = options.levelsFor(list);
@@ -165,8 +180,15 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
     const started = hls.levels.findIndex((l) => l.url.some((url) => url.includes(`/${startDir}/`)));
     hls.startLevel = level !== -1 ? level : Math.max(started, 0);
     if (level !== -1) hls.loadLevel = level;
+    else {
+      held = HELD_SEGMENTS;
+      hls.config.abrBandWidthUpFactor = 0;
+    }
     hls.startLoad(options.position > 0 ? options.position : -1);
     set({ renditions: list });
+  });
+  hls.on(Events.FRAG_BUFFERED, (_event, { frag }) => {
+    if (held && frag.type === 'main' && --held === 0) release();
   });
   hls.on(Events.LEVEL_SWITCHED, (_event, { level }) => {
     set({ playingHeight: renditions(hls)[level]?.height ?? null });
@@ -196,6 +218,7 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
     },
     apply({ level, cap }) {
       if (destroyed) return;
+      release();
       hls.autoLevelCapping = cap;
       // A chosen rendition replaces what is buffered at once; back to automatic, hls.js moves
       // at the next segment.

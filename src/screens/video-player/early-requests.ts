@@ -5,7 +5,7 @@ import { timeoutSignal } from '../../api/timeout-signal';
 const EARLY_TIMEOUT_MS = 60_000;
 
 /**
- * The requests hls.js would make one after the other (master, playlist, init, first segment),
+ * The requests hls.js would make one after the other (master, playlist, init, first segments),
  * made together before its chunk arrives: on a 2 s round trip that is a first frame at 8 s
  * instead of 14 s. hls.js is handed the answers with their real timings (adaptive-player.ts).
  */

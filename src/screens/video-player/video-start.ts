@@ -5,7 +5,7 @@
  * calls load() (the retry after a failure goes through reloadVideo, the leave through
  * video-stop.ts). Kept free of React: the boot bundles it. The whole story: docs/video-start.md.
  */
-import { RUNG_FILES, SEGMENT_S, segmentName, type MediaInfo } from '../../../config/media-layout';
+import { RUNG_FILES, segmentAt, segmentName, type MediaInfo } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
 import { requestEarly, showPoster } from './early-requests';
 import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './media-support';
@@ -82,15 +82,31 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const rung = startRung(info.rungs, choice, estimateBps);
   const from = position ?? 0;
   showPoster(video, 'after first frame');
+  const index = segmentAt(from, info.firstSegmentS);
+  const first = urls.inRung(rung.dir, segmentName(index));
   const early = requestEarly([
     urls.master,
     urls.inRung(rung.dir, RUNG_FILES.playlist),
     urls.inRung(rung.dir, RUNG_FILES.init),
-    urls.inRung(rung.dir, segmentName(Math.floor(from / SEGMENT_S))),
+    first,
   ]);
+  // The first segment is short (2 s): if hls.js asked for the second only after the first
+  // frame (it asks one at a time), on a slow link it would come a round trip too late. So the
+  // start asks for it as soon as hls.js's chunk or the first segment is here, whichever comes
+  // first; not before, as it would share the link with both, which the first frame waits for.
+  let askedNext = false;
+  const askNext = () => {
+    if (askedNext) return;
+    askedNext = true;
+    const next = urls.inRung(rung.dir, segmentName(index + 1));
+    for (const [url, answer] of requestEarly([next])) early.set(url, answer);
+  };
+  // Before hls.js's own wait for the same answer: the next is in the map when it looks.
+  void early.get(first)!.then(askNext);
   let player: AdaptivePlayer | null = null;
   try {
     const { attachAdaptive } = await options.loadAdaptive();
+    askNext();
     player = attachAdaptive({
       video,
       masterUrl: urls.master,

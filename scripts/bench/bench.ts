@@ -11,6 +11,7 @@ import { bundleMeasurement } from './bundle';
 import { crowdMeasurement } from './crowd';
 import { firstVisitMeasurement } from './first-visit';
 import { lighthouseMeasurement } from './lighthouse';
+import { offlineMeasurement } from './offline';
 import { BENCH_SERVER_ENV, describeLoad, loadMeasurement, startBenchServer } from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
 import { proxyMeasurement } from './proxy';
@@ -25,6 +26,7 @@ const MEASUREMENTS = {
   video: videoMeasurement,
   adaptive: adaptiveMeasurement,
   'first-visit': firstVisitMeasurement,
+  offline: offlineMeasurement,
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
   redis: redisMeasurement,

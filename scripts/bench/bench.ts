@@ -12,10 +12,15 @@ import { crowdMeasurement } from './crowd';
 import { firstVisitMeasurement } from './first-visit';
 import { lighthouseMeasurement } from './lighthouse';
 import { offlineMeasurement } from './offline';
-import { BENCH_SERVER_ENV, describeLoad, loadMeasurement, startBenchServer } from './load';
+import {
+  BENCH_SERVER_ENV,
+  describeLoad,
+  loadMeasurement,
+  redisMeasurement,
+  startBenchServer,
+} from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
 import { proxyMeasurement } from './proxy';
-import { redisMeasurement } from './redis';
 import { screensMeasurement } from './screens';
 import { videoMeasurement } from './video';
 
@@ -80,8 +85,7 @@ async function main(): Promise<number> {
     const { basePath: base, username } = clientConfig(process.env);
     const distDir = process.env.DIST_DIR ?? 'dist';
     const site = { origin: server.origin, base, username, password, distDir, pid };
-    const rows: Row[] = [];
-    const errors: Error[] = [];
+    const [rows, errors] = [[] as Row[], [] as Error[]];
     for (const name of names) {
       const outcome = await runMeasurement(MEASUREMENTS[name](site) as Measurement<string>);
       rows.push(...outcome.rows);
@@ -110,10 +114,7 @@ main().then(
   // Lighthouse and Chromium may leave handles open; the report is written, so leave now.
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(
-      'The bench crashed:',
-      error instanceof Error ? (error.stack ?? error.message) : error,
-    );
+    console.error('The bench crashed:', error instanceof Error ? error.stack : error);
     process.exit(1);
   },
 );

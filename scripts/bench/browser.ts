@@ -7,7 +7,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import { SESSION_KEY, newSession } from '../../machines/session';
 import { CHROMIUM_ARGS, findChromium } from '../test-support/find-chromium.mjs';
 import { signedIn } from '../test-support/test-server';
-import { sleep, type Site } from './measure';
+import { atEnd, sleep, type Site } from './measure';
 
 /** A link as DevTools emulates it: latency added to each request (ms), throughput (bytes/s). */
 export const link = (latency: number, downBits: number, upBits: number, share = 1) => ({
@@ -91,7 +91,7 @@ export async function launchBrowser(signal: AbortSignal) {
     await browser.close().catch(() => undefined);
     chrome.kill();
   };
-  signal.addEventListener('abort', () => void close(), { once: true });
+  atEnd(signal, close);
 
   // A service worker's fetches run in its own target, which a page's conditions do not throttle
   // (puppeteer#4305): once asked, every worker, now and to come, gets `workerLink` before it runs.

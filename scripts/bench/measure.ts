@@ -33,11 +33,10 @@ export const REFERENCE: Target = { label: 'reference, no target', limit: null, m
 export type Figure = { figure: string; target: Target };
 export const figure = (text: string, target = REFERENCE): Figure => ({ figure: text, target });
 
-/** One figure's finding: `measured` (in `unit`) is what the target judges, null if nothing. */
+/** One figure's finding: `measured` is what the target judges, null if nothing was. */
 export interface Reading {
   value: string;
   measured: number | boolean | null;
-  unit?: string;
   note?: string;
 }
 
@@ -45,7 +44,7 @@ export interface Measurement<K extends string> {
   name: string;
   timeoutMs: number;
   figures: Record<K, Figure>;
-  /** Must release what it holds (browser, child process) when `signal` aborts. */
+  /** Releases what it holds (browser, servers) with atEnd(signal), or when `signal` aborts. */
   run(signal: AbortSignal): Promise<Record<K, Reading>>;
 }
 
@@ -56,12 +55,18 @@ export interface Row extends Reading {
   met: boolean | null;
 }
 
+const endings = new WeakMap<AbortSignal, (() => Promise<unknown>)[]>();
+/** Runs `stop` as the measurement behind `signal` ends (done, failed or timed out), awaited. */
+export const atEnd = (signal: AbortSignal, stop: () => Promise<unknown>) =>
+  endings.get(signal)?.push(stop);
+
 /** The rows of `measurement` (every row even after a timeout), and its crash if any. */
 export async function runMeasurement<K extends string>(measurement: Measurement<K>) {
   const started = Date.now();
   const { name, timeoutMs, figures } = measurement;
   console.log(`\n▶ ${name} (at most ${timeoutMs / 1000} s)`);
   const controller = new AbortController();
+  endings.set(controller.signal, []);
   const rows = (reading: (key: K) => Reading): Row[] =>
     (Object.keys(figures) as K[]).map((key) => {
       const { figure, target } = figures[key];
@@ -87,8 +92,10 @@ export async function runMeasurement<K extends string>(measurement: Measurement<
     const missed = rows(() => ({ value, measured: null, note: error.message }));
     return { rows: missed, error: timeout.aborted ? null : error };
   } finally {
-    // Tells the measurement to close what it opened; after a timeout it is still running.
+    // Closes what the measurement opened; after a timeout it is still running.
     controller.abort();
+    for (const stop of endings.get(controller.signal)!.reverse())
+      await stop().catch(() => undefined);
   }
 }
 

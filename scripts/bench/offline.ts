@@ -1,8 +1,7 @@
 /** Watching with no signal (issue 22) on the bench's 720p publish: docs/benchmarks.md. */
-import { benchSource } from './adaptive';
+import { mediaSite } from './adaptive';
 import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor } from './browser';
 import type { Browser, Link, Visitor } from './browser';
-import { startBenchServer } from './load';
 import { atMost, figure, kilobytes, medianOf, seconds, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
@@ -80,76 +79,64 @@ export function offlineMeasurement(site: Site): Measurement<keyof typeof FIGURES
     timeoutMs: 15 * 60_000,
     figures: FIGURES,
     async run(signal) {
-      const { mediaDir } = await benchSource();
-      const server = await startBenchServer(site.password, {
-        env: { MEDIA_DIR: mediaDir },
-        logFile: 'reports/bench-offline-server.log',
-      });
-      signal.addEventListener('abort', () => void server.stop(), { once: true });
-      const url = `${server.origin}${site.base}/VideoPlayer`;
-      const visitor = await returningVisitor({ ...site, origin: server.origin });
+      const { site: on } = await mediaSite(site, 'offline', signal);
+      const url = `${on.origin}${site.base}/VideoPlayer`;
+      const visitor = await returningVisitor(on);
       const browser = await launchBrowser(signal);
-      try {
-        // The downloader's fetches leave the page but pass through the service worker once the
-        // download's cache exists: the worker's own target is on Fast 3G too (browser.ts).
-        // Not played: the download alone on the link (hls.js still buffers its start).
-        const options = { link: FAST_3G, slowCpu: false, cache: true, workers: true };
-        const tab = await browser.tab(PHONE, options);
-        await visitor(tab, url);
-        await tab.navigate(url);
-        let label: string | null = null;
-        for (let i = 0; !label && i < 600; i += 1, await sleep(100))
-          label = await tab.evaluate(offer, true);
-        if (!label) throw new Error('no download offered in 60 s');
-        const started = Date.now();
-        const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');
-        if (!(await tab.waitFor(ready, 8 * 60_000))) throw new Error('download not done in 8 min');
-        const downloadMs = Date.now() - started;
-        const bytes = await tab.evaluate(storedBytes);
-        const floor = FAST_3G.latency + (1000 * bytes) / FAST_3G.downloadThroughput;
-        await tab.navigate('about:blank');
-        // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
-        const frames: (number | null)[] = [];
-        for (let i = 0; i < RUNS; i += 1) {
-          const { tab: offline, watch } = await watching(
-            browser,
-            url,
-            OFFLINE,
-            undefined,
-            tab.contextId,
-          );
-          frames.push((await watch.read()).firstFrameAt);
-          await offline.close();
-        }
-        await tab.close();
-        // A new context, no download: the link goes 20 s into playback and is back 45 s later.
-        const { tab: online } = await watching(browser, url, FAST_3G, visitor);
-        await sleep(OUTAGE_AT_MS);
-        await online.setLink(OFFLINE);
-        await sleep(OUTAGE_MS);
-        const stalled = await online.evaluate(
-          () => document.querySelector('video')!.readyState < 3,
+      // The downloader's fetches leave the page but pass through the service worker once the
+      // download's cache exists: the worker's own target is on Fast 3G too (browser.ts).
+      // Not played: the download alone on the link (hls.js still buffers its start).
+      const options = { link: FAST_3G, slowCpu: false, cache: true, workers: true };
+      const tab = await browser.tab(PHONE, options);
+      await visitor(tab, url);
+      await tab.navigate(url);
+      let label: string | null = null;
+      for (let i = 0; !label && i < 600; i += 1, await sleep(100))
+        label = await tab.evaluate(offer, true);
+      if (!label) throw new Error('no download offered in 60 s');
+      const started = Date.now();
+      const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');
+      if (!(await tab.waitFor(ready, 8 * 60_000))) throw new Error('download not done in 8 min');
+      const downloadMs = Date.now() - started;
+      const bytes = await tab.evaluate(storedBytes);
+      const floor = FAST_3G.latency + (1000 * bytes) / FAST_3G.downloadThroughput;
+      await tab.navigate('about:blank');
+      // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
+      const frames: (number | null)[] = [];
+      for (let i = 0; i < RUNS; i += 1) {
+        const { tab: offline, watch } = await watching(
+          browser,
+          url,
+          OFFLINE,
+          undefined,
+          tab.contextId,
         );
-        await online.setLink(FAST_3G);
-        const movedMs = await online.evaluate(moves);
-        await online.close();
-        return {
-          download: {
-            value: `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`,
-            measured: downloadMs,
-            note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
-          },
-          offlineFrame: medianOf(frames),
-          outage: {
-            value: movedMs === null ? 'did not move in 60 s' : seconds(movedMs),
-            measured: movedMs,
-            note: `${stalled ? 'stalled' : 'still playing'} when the link came back`,
-          },
-        };
-      } finally {
-        await browser.close();
-        await server.stop();
+        frames.push((await watch.read()).firstFrameAt);
+        await offline.close();
       }
+      await tab.close();
+      // A new context, no download: the link goes 20 s into playback and is back 45 s later.
+      const { tab: online } = await watching(browser, url, FAST_3G, visitor);
+      await sleep(OUTAGE_AT_MS);
+      await online.setLink(OFFLINE);
+      await sleep(OUTAGE_MS);
+      const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
+      await online.setLink(FAST_3G);
+      const movedMs = await online.evaluate(moves);
+      await online.close();
+      return {
+        download: {
+          value: `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`,
+          measured: downloadMs,
+          note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
+        },
+        offlineFrame: medianOf(frames),
+        outage: {
+          value: movedMs === null ? 'did not move in 60 s' : seconds(movedMs),
+          measured: movedMs,
+          note: `${stalled ? 'stalled' : 'still playing'} when the link came back`,
+        },
+      };
     },
   };
 }

@@ -31,7 +31,7 @@ const SOURCE = join(CACHE, 'source.mp4');
  * The bench's 720p source and its publish, made once and cached in bench-results/adaptive/
  * (minutes of encoding): the source, the folder MEDIA_DIR takes, and the version published.
  */
-export async function benchSource() {
+async function benchSource() {
   const published = join(CACHE, 'published');
   if (!existsSync(SOURCE)) {
     mkdirSync(CACHE, { recursive: true });

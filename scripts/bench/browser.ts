@@ -78,7 +78,7 @@ type TabOptions = {
   workers?: boolean;
 };
 
-/** Chromium, closed when `signal` aborts (a measurement's timeout). */
+/** Chromium, closed when the measurement behind `signal` ends (atEnd in measure.ts). */
 export async function launchBrowser(signal: AbortSignal) {
   // Only our flags: chrome-launcher's defaults (timer throttling and the like) change timings.
   const chrome = await chromeLauncher.launch({

@@ -21,9 +21,8 @@ export type Link = ReturnType<typeof link>;
 export const FAST_3G = link(150 * 3.75, 1.6e6, 750e3, 0.9);
 /** …and "Slow 3G", 500 kbit/s at 80 %, 400 ms RTT × 5. */
 export const SLOW_3G = link(400 * 5, 500e3, 500e3, 0.8);
-const UNTHROTTLED = link(0, -8, -8);
 /** No network at all (navigator.onLine false too). */
-export const OFFLINE: Link = { ...UNTHROTTLED, offline: true };
+export const OFFLINE: Link = { ...link(0, -8, -8), offline: true };
 const CPU_SLOWDOWN = 4;
 
 /** The two sizes of the project's browser tests (playwright.config.ts). */
@@ -111,18 +110,21 @@ export async function launchBrowser(signal: AbortSignal) {
   browser.on('Target.detachedFromTarget', ({ sessionId }: { sessionId: string }) =>
     workers.delete(sessionId),
   );
-  async function throttleWorkers(to: Link) {
+  /** Every service worker on `to`, from now on; null: none throttled (all detached), as before. */
+  async function throttleWorkers(to: Link | null) {
     const first = !workerLink;
     workerLink = to;
     const filter = [{ type: 'service_worker', exclude: false }];
-    if (first)
+    if (!to)
+      await browser.Target.setAutoAttach({ autoAttach: false, waitForDebuggerOnStart: false });
+    else if (first)
       await browser.Target.setAutoAttach({
         autoAttach: true,
         waitForDebuggerOnStart: true,
         flatten: true,
         filter,
       });
-    await Promise.all([...workers].map(([id, ready]) => ready.then(() => throttle(id))));
+    if (to) await Promise.all([...workers].map(([id, ready]) => ready.then(() => throttle(id))));
   }
 
   /** A tab emulating `viewport` on the throttled link (Fast 3G and a 4× slower CPU by default). */
@@ -199,7 +201,7 @@ export async function launchBrowser(signal: AbortSignal) {
           await sleep(50);
       },
       async close() {
-        if (options.workers) await throttleWorkers(UNTHROTTLED);
+        if (options.workers) await throttleWorkers(null);
         await page.close();
         await browser.Target.closeTarget({ targetId });
         if (!options.contextId)

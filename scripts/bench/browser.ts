@@ -116,7 +116,11 @@ export async function launchBrowser(signal: AbortSignal) {
     workerLink = to;
     const filter = [{ type: 'service_worker', exclude: false }];
     if (!to)
-      await browser.Target.setAutoAttach({ autoAttach: false, waitForDebuggerOnStart: false });
+      await browser.Target.setAutoAttach({
+        autoAttach: false,
+        waitForDebuggerOnStart: false,
+        flatten: true,
+      });
     else if (first)
       await browser.Target.setAutoAttach({
         autoAttach: true,

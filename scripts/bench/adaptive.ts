@@ -4,27 +4,34 @@ import { join } from 'node:path';
 import { CURRENT_FILE, PUBLISHED, parsePointer, type Manifest } from '../../config/media-layout';
 import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
-import type { RunningServer } from '../test-support/test-server';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
 import { trackRequests, type Browser, type Link } from './browser';
 import { startBenchServer } from './load';
-import { atLeast, atMost, exactly, holds, kilobytes, seconds, REFERENCE } from './measure';
+import {
+  atEnd,
+  atLeast,
+  atMost,
+  exactly,
+  holds,
+  kilobytes,
+  seconds,
+  sleep,
+  REFERENCE,
+} from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
 
 /** Not a DevTools preset: the worst links in the field (2G EDGE), for the 144p rung. */
 const EDGE = link(1000, 200_000, 100_000);
 
-const CACHE = 'bench-results/adaptive';
+const [CACHE, WATCH_MS, DROP_AT_MS] = ['bench-results/adaptive', 60_000, 20_000];
 const SOURCE = join(CACHE, 'source.mp4');
-const WATCH_MS = 60_000;
-const DROP_AT_MS = 20_000;
 
 /**
  * The bench's 720p source and its publish, made once and cached in bench-results/adaptive/
  * (minutes of encoding): the source, the folder MEDIA_DIR takes, and the version published.
  */
-export async function benchSource() {
+async function benchSource() {
   const published = join(CACHE, 'published');
   if (!existsSync(SOURCE)) {
     mkdirSync(CACHE, { recursive: true });
@@ -41,16 +48,26 @@ export async function benchSource() {
   return { source: SOURCE, mediaDir: published, folder, manifest };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A bench server on that publish (MEDIA_DIR) for the measurement behind `signal`, and its site. */
+export async function mediaSite(site: Site, name: string, signal: AbortSignal) {
+  const source = await benchSource();
+  const env = { MEDIA_DIR: source.mediaDir };
+  const server = await startBenchServer(site.password, {
+    env,
+    logFile: `reports/bench-${name}-server.log`,
+  });
+  atEnd(signal, () => server.stop());
+  return { ...source, site: { ...site, origin: server.origin } };
+}
 
 type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
 
-async function runOnce(browser: Browser, server: RunningServer, site: Site, scenario: Scenario) {
+async function runOnce(browser: Browser, site: Site, scenario: Scenario) {
   // On the phone's size, throttled link, and the machine's own CPU: the stalls are the link's.
   const tab = await browser.tab(PHONE, { link: scenario.link, slowCpu: false });
   try {
-    const url = `${server.origin}${site.base}/VideoPlayer`;
-    const visitor = await returningVisitor({ ...site, origin: server.origin });
+    const url = `${site.origin}${site.base}/VideoPlayer`;
+    const visitor = await returningVisitor(site);
     await visitor(tab, url);
     const watch = await watchVideo(tab, 'loadstart');
     const requests = trackRequests(tab);
@@ -77,12 +94,9 @@ async function runOnce(browser: Browser, server: RunningServer, site: Site, scen
     }
     // Bytes down: each request's bytes on the wire, or what came of it so far (media data comes
     // without its encoded length).
-    const down = requests.all().reduce((sum, { wire, chunks }) => {
-      return (
-        sum +
-        (wire ?? chunks.reduce((total, [, decoded, encoded]) => total + (encoded || decoded), 0))
-      );
-    }, 0);
+    let down = 0;
+    for (const { wire, chunks } of requests.all())
+      down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
     return { ...(await watch.read()), down, up: requests.up(), ...run };
   } finally {
     await tab.close();
@@ -122,58 +136,49 @@ export function adaptiveMeasurement(site: Site): Measurement<keyof typeof FIGURE
     timeoutMs: 40 * 60_000,
     figures: FIGURES,
     async run(signal) {
-      const { mediaDir, manifest } = await benchSource();
+      const { manifest, site: on } = await mediaSite(site, 'adaptive', signal);
       const ladder = manifest.rungs.map(
         (r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`,
       );
       console.log(`  ladder: ${ladder.join(', ')}`);
-      const server = await startBenchServer(site.password, {
-        env: { MEDIA_DIR: mediaDir },
-        logFile: 'reports/bench-adaptive-server.log',
-      });
       const browser = await launchBrowser(signal);
       const watch = async (scenario: Scenario) => {
-        const run = await runOnce(browser, server, site, scenario);
+        const run = await runOnce(browser, on, scenario);
         console.log(`  ${describe(run)}`);
         return run;
       };
-      try {
-        const fast = await watch({ link: FAST_3G });
-        const slow = await watch({ link: SLOW_3G });
-        const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
-        const seek = await watch({ link: FAST_3G, seek: true });
-        const edge = await watch({ link: EDGE });
-        const stalls = (r: Run) => ({
-          value: `${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`,
-          measured: stallsOf(r),
-          note: describe(r),
-        });
-        return {
-          fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
-          fastStalls: stalls(fast),
-          fastHeight: { value: `~${heightOf(fast)}p`, measured: heightOf(fast) },
-          slowFrame: { value: frameOf(slow), measured: slow.firstFrameAt },
-          slowStalls: stalls(slow),
-          slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
-          dropStalls: stalls(drop),
-          dropLower: {
-            value: `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
-            measured: drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop,
-          },
-          seek: {
-            value: seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs),
-            measured: seek.seekMs,
-          },
-          edge: {
-            value: `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
-            measured: edge.firstFrameAt,
-          },
-          bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
-        };
-      } finally {
-        await browser.close();
-        await server.stop();
-      }
+      const fast = await watch({ link: FAST_3G });
+      const slow = await watch({ link: SLOW_3G });
+      const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
+      const seek = await watch({ link: FAST_3G, seek: true });
+      const edge = await watch({ link: EDGE });
+      const stalls = (r: Run) => ({
+        value: `${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`,
+        measured: stallsOf(r),
+        note: describe(r),
+      });
+      return {
+        fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
+        fastStalls: stalls(fast),
+        fastHeight: { value: `~${heightOf(fast)}p`, measured: heightOf(fast) },
+        slowFrame: { value: frameOf(slow), measured: slow.firstFrameAt },
+        slowStalls: stalls(slow),
+        slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
+        dropStalls: stalls(drop),
+        dropLower: {
+          value: `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
+          measured: drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop,
+        },
+        seek: {
+          value: seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs),
+          measured: seek.seekMs,
+        },
+        edge: {
+          value: `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
+          measured: edge.firstFrameAt,
+        },
+        bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
+      };
     },
   };
 }

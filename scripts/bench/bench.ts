@@ -11,10 +11,16 @@ import { bundleMeasurement } from './bundle';
 import { crowdMeasurement } from './crowd';
 import { firstVisitMeasurement } from './first-visit';
 import { lighthouseMeasurement } from './lighthouse';
-import { BENCH_SERVER_ENV, describeLoad, loadMeasurement, startBenchServer } from './load';
+import { offlineMeasurement } from './offline';
+import {
+  BENCH_SERVER_ENV,
+  describeLoad,
+  loadMeasurement,
+  redisMeasurement,
+  startBenchServer,
+} from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
 import { proxyMeasurement } from './proxy';
-import { redisMeasurement } from './redis';
 import { screensMeasurement } from './screens';
 import { videoMeasurement } from './video';
 
@@ -25,6 +31,7 @@ const MEASUREMENTS = {
   video: videoMeasurement,
   adaptive: adaptiveMeasurement,
   'first-visit': firstVisitMeasurement,
+  offline: offlineMeasurement,
   lighthouse: lighthouseMeasurement,
   load: loadMeasurement,
   redis: redisMeasurement,
@@ -78,8 +85,7 @@ async function main(): Promise<number> {
     const { basePath: base, username } = clientConfig(process.env);
     const distDir = process.env.DIST_DIR ?? 'dist';
     const site = { origin: server.origin, base, username, password, distDir, pid };
-    const rows: Row[] = [];
-    const errors: Error[] = [];
+    const [rows, errors] = [[] as Row[], [] as Error[]];
     for (const name of names) {
       const outcome = await runMeasurement(MEASUREMENTS[name](site) as Measurement<string>);
       rows.push(...outcome.rows);
@@ -108,10 +114,7 @@ main().then(
   // Lighthouse and Chromium may leave handles open; the report is written, so leave now.
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(
-      'The bench crashed:',
-      error instanceof Error ? (error.stack ?? error.message) : error,
-    );
+    console.error('The bench crashed:', error instanceof Error ? error.stack : error);
     process.exit(1);
   },
 );

@@ -7,7 +7,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import { SESSION_KEY, newSession } from '../../machines/session';
 import { CHROMIUM_ARGS, findChromium } from '../test-support/find-chromium.mjs';
 import { signedIn } from '../test-support/test-server';
-import type { Site } from './measure';
+import { atEnd, sleep, type Site } from './measure';
 
 /** A link as DevTools emulates it: latency added to each request (ms), throughput (bytes/s). */
 export const link = (latency: number, downBits: number, upBits: number, share = 1) => ({
@@ -18,18 +18,29 @@ export const link = (latency: number, downBits: number, upBits: number, share = 
 });
 export type Link = ReturnType<typeof link>;
 /** DevTools' presets: "Fast 3G", 1.6 Mbit/s and 750 kbit/s at 90 %, 150 ms RTT × 3.75… */
-export const FAST_3G = link(150 * 3.75, 1.6 * 1000 * 1000, 750 * 1000, 0.9);
+export const FAST_3G = link(150 * 3.75, 1.6e6, 750e3, 0.9);
 /** …and "Slow 3G", 500 kbit/s at 80 %, 400 ms RTT × 5. */
-export const SLOW_3G = link(400 * 5, 500 * 1000, 500 * 1000, 0.8);
-
+export const SLOW_3G = link(400 * 5, 500e3, 500e3, 0.8);
+/** No network at all (navigator.onLine false too). */
+export const OFFLINE: Link = { ...link(0, -8, -8), offline: true };
 const CPU_SLOWDOWN = 4;
 
 /** The two sizes of the project's browser tests (playwright.config.ts). */
-const viewport = (width: number, height: number, deviceScaleFactor: number, mobile: boolean) => {
-  return { name: `${width}×${height}`, width, height, deviceScaleFactor, mobile };
+export const PHONE = {
+  name: '390×844',
+  width: 390,
+  height: 844,
+  deviceScaleFactor: 3,
+  mobile: true,
 };
-export const PHONE = viewport(390, 844, 3, true);
-export const DESKTOP = viewport(1280, 800, 1, false);
+export const DESKTOP = {
+  ...PHONE,
+  name: '1280×800',
+  width: 1280,
+  height: 800,
+  deviceScaleFactor: 1,
+  mobile: false,
+};
 export type Viewport = typeof PHONE;
 
 export const describeConditions = () => ({
@@ -47,12 +58,7 @@ export function chromiumPath(): string {
   return path;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * A function and its argument as page source. tsx compiles with esbuild's keepNames, which wraps
- * inner functions in `__name(fn, "name")`; the page needs a `__name` of its own.
- */
+/** `fn(arg)` as page source; tsx's keepNames wraps inner functions in a `__name` the page lacks. */
 const pageSource = <A>(fn: (arg: A) => unknown, arg?: A) =>
   `(() => { globalThis.__name ??= (f) => f; return (${fn.toString()})(${JSON.stringify(arg) ?? ''}); })()`;
 
@@ -60,19 +66,23 @@ export type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 export type Tab = Awaited<ReturnType<Browser['tab']>>;
 
 /**
- * `cache`: the HTTP cache on (off unless told), for a visitor who has been here before;
- * `contextId`: an earlier tab's browser context (its cache, cookies, storage), else a new one.
+ * `cache`: the HTTP cache on (off unless told); `contextId`: an earlier tab's browser context
+ * (its cache, cookies, storage, worker); `workers`: the service workers follow this tab's link.
  */
-type TabOptions = { link?: Link; slowCpu?: boolean; cache?: boolean; contextId?: string };
+type TabOptions = {
+  link?: Link;
+  slowCpu?: boolean;
+  cache?: boolean;
+  contextId?: string;
+  workers?: boolean;
+};
 
-/** Chromium, closed when `signal` aborts (a measurement's timeout). */
+/** Chromium, closed when the measurement behind `signal` ends (atEnd in measure.ts). */
 export async function launchBrowser(signal: AbortSignal) {
   // Only our flags: chrome-launcher's defaults (timer throttling and the like) change timings.
   const chrome = await chromeLauncher.launch({
-    chromePath: chromiumPath(),
-    chromeFlags: [...CHROMIUM_ARGS, '--headless'],
-    ignoreDefaultFlags: true,
-    logLevel: 'silent',
+    ...{ chromePath: chromiumPath(), chromeFlags: [...CHROMIUM_ARGS, '--headless'] },
+    ...{ ignoreDefaultFlags: true, logLevel: 'silent' as const },
   });
   const { port } = chrome;
   const browser = await CDP({ target: (await CDP.Version({ port })).webSocketDebuggerUrl });
@@ -80,7 +90,46 @@ export async function launchBrowser(signal: AbortSignal) {
     await browser.close().catch(() => undefined);
     chrome.kill();
   };
-  signal.addEventListener('abort', () => void close(), { once: true });
+  atEnd(signal, close);
+
+  // A service worker's fetches run in its own target, which a page's conditions do not throttle
+  // (puppeteer#4305): once asked, every worker, now and to come, gets `workerLink` before it runs.
+  const workers = new Map<string, Promise<unknown>>();
+  let workerLink: Link | null = null;
+  const throttle = (id: string) =>
+    browser.send('Network.emulateNetworkConditions', workerLink!, id).catch(() => undefined);
+  browser.on('Target.attachedToTarget', ({ sessionId: id }: { sessionId: string }) => {
+    const ready = browser.send('Network.enable', {}, id).then(() => throttle(id));
+    workers.set(
+      id,
+      ready
+        .finally(() => browser.send('Runtime.runIfWaitingForDebugger', undefined, id))
+        .catch(() => undefined),
+    );
+  });
+  browser.on('Target.detachedFromTarget', ({ sessionId }: { sessionId: string }) =>
+    workers.delete(sessionId),
+  );
+  /** Every service worker on `to`, from now on; null: none throttled (all detached), as before. */
+  async function throttleWorkers(to: Link | null) {
+    const first = !workerLink;
+    workerLink = to;
+    const filter = [{ type: 'service_worker', exclude: false }];
+    if (!to)
+      await browser.Target.setAutoAttach({
+        autoAttach: false,
+        waitForDebuggerOnStart: false,
+        flatten: true,
+      });
+    else if (first)
+      await browser.Target.setAutoAttach({
+        autoAttach: true,
+        waitForDebuggerOnStart: true,
+        flatten: true,
+        filter,
+      });
+    if (to) await Promise.all([...workers].map(([id, ready]) => ready.then(() => throttle(id))));
+  }
 
   /** A tab emulating `viewport` on the throttled link (Fast 3G and a 4× slower CPU by default). */
   async function tab(viewport: Viewport, options: TabOptions = {}) {
@@ -92,12 +141,16 @@ export async function launchBrowser(signal: AbortSignal) {
       browserContextId: contextId,
     });
     const page = await CDP({ target: `ws://127.0.0.1:${port}/devtools/page/${targetId}` });
+    const setLink = async (to: Link) => {
+      await page.Network.emulateNetworkConditions(to);
+      if (options.workers) await throttleWorkers(to);
+    };
+    const { width, height, deviceScaleFactor, mobile } = viewport;
     await page.Page.enable();
     await page.Network.enable({});
     await page.Network.setCacheDisabled({ cacheDisabled: !cache });
-    await page.Network.emulateNetworkConditions(link);
+    await setLink(link);
     if (slowCpu) await page.Emulation.setCPUThrottlingRate({ rate: CPU_SLOWDOWN });
-    const { width, height, deviceScaleFactor, mobile } = viewport;
     await page.Emulation.setDeviceMetricsOverride({ width, height, deviceScaleFactor, mobile });
     await page.Emulation.setTouchEmulationEnabled({ enabled: mobile });
     await page.Emulation.setLocaleOverride({ locale: 'es-AR' });
@@ -109,15 +162,16 @@ export async function launchBrowser(signal: AbortSignal) {
       if (type !== 'Media') inFlight.add(requestId);
       lastChange = Date.now();
     });
-    const ended = ({ requestId }: { requestId: string }) => {
-      if (inFlight.delete(requestId)) lastChange = Date.now();
-    };
+    const ended = ({ requestId }: { requestId: string }) =>
+      inFlight.delete(requestId) && (lastChange = Date.now());
     page.Network.loadingFinished(ended);
     page.Network.loadingFailed(ended);
 
+    /** `fn(arg)` in the page, awaited if it returns a promise; the result must be JSON. */
     const evaluate = async <T, A>(fn: (arg: A) => T | Promise<T>, arg?: A): Promise<T> => {
+      const expression = pageSource(fn, arg);
       const { result, exceptionDetails } = await page.Runtime.evaluate({
-        expression: pageSource(fn, arg),
+        expression,
         awaitPromise: true,
         returnByValue: true,
       });
@@ -127,7 +181,7 @@ export async function launchBrowser(signal: AbortSignal) {
     return {
       /** The tab's own protocol client, for its events and what the bench does not wrap. */
       cdp: page,
-      contextId,
+      ...{ contextId, setLink, evaluate },
       /** Runs `fn(arg)` in every document of this tab before its own scripts. */
       beforeScripts: <A>(fn: (arg: A) => void, arg?: A) =>
         page.Page.addScriptToEvaluateOnNewDocument({ source: pageSource(fn, arg) }),
@@ -138,8 +192,6 @@ export async function launchBrowser(signal: AbortSignal) {
         if (errorText) throw new Error(`${url}: ${errorText}`);
         if (untilLoad) await loaded;
       },
-      /** `fn(arg)` in the page, awaited if it returns a promise; the result must be JSON. */
-      evaluate,
       /** Polls `fn` every 100 ms until it returns true (true) or `timeoutMs` passes (false). */
       async waitFor(fn: () => boolean, timeoutMs: number) {
         for (const giveUpAt = Date.now() + timeoutMs; Date.now() < giveUpAt; await sleep(100))
@@ -153,6 +205,7 @@ export async function launchBrowser(signal: AbortSignal) {
           await sleep(50);
       },
       async close() {
+        if (options.workers) await throttleWorkers(null);
         await page.close();
         await browser.Target.closeTarget({ targetId });
         if (!options.contextId)
@@ -160,50 +213,46 @@ export async function launchBrowser(signal: AbortSignal) {
       },
     };
   }
-
-  return { tab, close };
+  return { tab, close, throttleWorkers };
 }
 
 /**
- * Every request `tab` makes from now on: its type, method and URL, when it was sent, where in its
- * file the answer starts and the file's size (Content-Range), its chunks as they came ([time,
- * decoded bytes, encoded bytes], the encoded count is 0 for media data) and its bytes on the wire
- * once finished; and the bytes sent up (headers and bodies). Times are the protocol's; `clock()`
- * puts them on the page's (ms since navigation start, which is the document request's time
- * less the navigation entry's fetchStart).
+ * Every request `tab` makes from now on: type, method, URL, when sent, where in its file the
+ * answer starts and the file's size (Content-Range), its chunks ([time, decoded, encoded bytes];
+ * encoded is 0 for media data), its bytes on the wire once finished; and the bytes sent up.
+ * `clock()` puts protocol times on the page's (ms since navigation start).
  */
 export function trackRequests(tab: Tab) {
   const requests = new Map<string, Tracked>();
   const { Network } = tab.cdp;
   let [up, documentAt] = [0, null as number | null];
-  Network.requestWillBeSent(({ requestId, request, type, timestamp: sentAt }) => {
-    const { method, url } = request;
-    requests.set(requestId, {
-      type,
-      method,
-      url,
-      sentAt,
-      start: 0,
-      size: null,
-      chunks: [],
-      wire: null,
-    });
-    if (type === 'Document') documentAt ??= sentAt;
-    up += request.postData?.length ?? 0;
-  });
+  Network.requestWillBeSent(
+    ({ requestId, request: { method, url, postData }, type, timestamp }) => {
+      requests.set(requestId, {
+        type,
+        method,
+        url,
+        sentAt: timestamp,
+        start: 0,
+        size: null,
+        chunks: [],
+        wire: null,
+      });
+      if (type === 'Document') documentAt ??= timestamp;
+      up += postData?.length ?? 0;
+    },
+  );
   Network.requestWillBeSentExtraInfo(({ headers }) => {
-    up +=
-      40 +
-      Object.entries(headers).reduce((sum, [k, v]) => sum + k.length + String(v).length + 4, 0);
+    for (const [key, value] of Object.entries(headers)) up += key.length + String(value).length + 4;
+    up += 40;
   });
   Network.responseReceived(({ requestId, response: { status, headers } }) => {
     const request = requests.get(requestId);
     const header = (name: string) =>
       String(Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? '');
     const range = /bytes (\d+)-\d+\/(\d+)/.exec(header('content-range'));
-    if (!request) return;
-    if (range) [request.start, request.size] = [Number(range[1]), Number(range[2])];
-    else if (status === 200 && Number(header('content-length')) > 0)
+    if (request && range) [request.start, request.size] = [Number(range[1]), Number(range[2])];
+    else if (request && status === 200 && Number(header('content-length')) > 0)
       request.size = Number(header('content-length'));
   });
   Network.dataReceived(({ requestId, timestamp, dataLength, encodedDataLength }) =>
@@ -213,10 +262,10 @@ export function trackRequests(tab: Tab) {
     const request = requests.get(requestId);
     if (request) request.wire = encodedDataLength;
   });
+  // The document request's time is the navigation entry's fetchStart on the page's clock.
   const clock = async () => {
     const fetchStart = await tab.evaluate(
-      () =>
-        (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).fetchStart,
+      () => performance.getEntriesByType('navigation')[0]!.fetchStart,
     );
     return (timestamp: number) => (timestamp - (documentAt ?? timestamp)) * 1000 + fetchStart;
   };
@@ -233,10 +282,7 @@ interface Tracked {
   wire: number | null;
 }
 
-/**
- * A returning visitor: the server's session cookie and the session the app stored at login,
- * given to a tab before it opens `url`.
- */
+/** A returning visitor: the server's session cookie and the app's stored session, for a tab. */
 export async function returningVisitor(site: Site) {
   const { cookie, empresa, nombres } = await signedIn(site);
   const session = newSession({ username: site.username, empresa, nombres }, Date.now());

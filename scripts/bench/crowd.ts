@@ -5,43 +5,30 @@ import { hashPassword } from '../../server/password';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
 import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
 import type { Answer } from '../test-support/test-server';
-import { exactly, holds, quantile, type Measurement, type Site, figure } from './measure';
+import { exactly, figure, holds, quantile, sleep, type Measurement, type Site } from './measure';
 
-const VISITORS = 100;
-const ARRIVALS_MS = 30_000;
-const MAX_PRESSES = 7;
-const GIVE_UP_MS = 180_000;
-const TYPO_EVERY = 20;
-/** The app's own wait for a signin's answer (src/api/signin.ts), as the build read it. */
+const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
+/** The app's own wait for a signin's answer (src/api/signin.ts); status 0: none in that time. */
 const SIGNIN_TIMEOUT_MS = clientConfig(process.env).signinTimeoutMs;
-/** Status 0: no answer within SIGNIN_TIMEOUT_MS (the app says "no se pudo conectar"). */
-const NO_ANSWER = 0;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The limits the servers run with (their defaults, unless the environment says). */
-function limits() {
+/** The most failures one address may have within `ms` of its first, by the servers' limits. */
+function allowed(ms: number) {
   const s = readSettings(process.env, [
-    'SIGNIN_FREE_FAILURES',
-    'SIGNIN_BACKOFF_BASE_MS',
-    'SIGNIN_BACKOFF_MAX_MS',
-    'SIGNIN_MAX_FAILURES_PER_HOUR',
-  ]);
+    ...['SIGNIN_FREE_FAILURES', 'SIGNIN_BACKOFF_BASE_MS'],
+    ...['SIGNIN_BACKOFF_MAX_MS', 'SIGNIN_MAX_FAILURES_PER_HOUR'],
+  ] as const);
   const rules = {
     freeFailures: s.SIGNIN_FREE_FAILURES,
     backoffBaseMs: s.SIGNIN_BACKOFF_BASE_MS,
     backoffMaxMs: s.SIGNIN_BACKOFF_MAX_MS,
   };
-  /** The most failures one address may have within `ms` of its first (free ones, then backoff). */
-  return (ms: number) => {
-    let [at, failures] = [0, 0];
-    while (failures < s.SIGNIN_MAX_FAILURES_PER_HOUR) {
-      at += delayAfter(failures, rules);
-      if (at > Math.min(ms, HOUR_MS)) break;
-      failures += 1;
-    }
-    return failures;
-  };
+  let [at, failures] = [0, 0];
+  while (failures < s.SIGNIN_MAX_FAILURES_PER_HOUR) {
+    at += delayAfter(failures, rules);
+    if (at > Math.min(ms, HOUR_MS)) break;
+    failures += 1;
+  }
+  return failures;
 }
 
 /** A browser of its own: a cookie jar, a connection per press, the app's timeout. */
@@ -49,16 +36,13 @@ function browser(username: string) {
   const jar = new Map<string, string>();
   return async (origin: string, password: string) => {
     const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-    const device = jar.has('dev');
-    const started = performance.now();
+    const [device, started] = [jar.has('dev'), performance.now()];
     const answer = await send(`${origin}${SIGNIN_PATH}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
       body: signinBody(username, password),
-      localAddress: '127.0.0.1',
-      agent: false,
-      timeoutMs: SIGNIN_TIMEOUT_MS,
-    }).catch((): Answer => ({ status: NO_ANSWER, headers: {}, body: '', bytes: 0 }));
+      ...{ localAddress: '127.0.0.1', agent: false, timeoutMs: SIGNIN_TIMEOUT_MS },
+    }).catch((): Answer => ({ status: 0, headers: {}, body: '', bytes: 0 }));
     for (const line of answer.headers['set-cookie'] ?? []) {
       const [name = '', ...value] = line.split(';', 1)[0]!.split('=');
       jar.set(name, value.join('='));
@@ -66,17 +50,14 @@ function browser(username: string) {
     return { ...answer, ms: performance.now() - started, device };
   };
 }
-
 type Browser = ReturnType<typeof browser>;
+type Press = { status: number; ms: number; right: boolean; first: boolean; device: boolean };
 
 async function crowd(origin: string, password: string, browsers: Browser[], guesser?: Browser) {
   /** `first`: the visitor's first press with the right password; `device`: with its cookie. */
-  const presses: { status: number; ms: number; right: boolean; first: boolean; device: boolean }[] =
-    [];
-  const timeToIn: number[] = [];
+  const [presses, timeToIn] = [[] as Press[], [] as number[]];
   const guessed = { failures: 0, seconds: 0 };
-  let crowdDone = false;
-  let endGuessing = () => {};
+  let [crowdDone, endGuessing] = [false, () => {}];
   const crowdOver = new Promise<void>((resolve) => (endGuessing = resolve));
   const started = performance.now();
   const guessing = (async () => {
@@ -94,13 +75,10 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
     browsers.map(async (press, visitor) => {
       await sleep(Math.random() * ARRIVALS_MS);
       const arrived = performance.now();
-      let right = visitor % TYPO_EVERY !== 0;
-      let first = true;
+      let [right, first] = [visitor % TYPO_EVERY !== 0, true];
       for (let n = 0; n < MAX_PRESSES; n++) {
-        const { status, ms, device, headers } = await press(
-          origin,
-          right ? password : `${password}x`,
-        );
+        const answer = await press(origin, right ? password : `${password}x`);
+        const { status, ms, device, headers } = answer;
         presses.push({ status, ms, right, first: right && first, device });
         if (status === 200) return void timeToIn.push(performance.now() - arrived);
         if (!right && status === 401) {
@@ -118,21 +96,19 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
   crowdDone = true;
   endGuessing();
   await guessing;
-  const count = (test: (press: (typeof presses)[number]) => boolean) => presses.filter(test).length;
-  const typos = count((p) => p.status === 401 && !p.right && !p.device);
+  const count = (test: (press: Press) => boolean) => presses.filter(test).length;
   return {
-    ...{ presses: presses.length, latencies: presses.map((p) => p.ms), timeToIn, guessed },
+    ...{ latencies: presses.map((p) => p.ms), timeToIn, guessed },
     in: count((p) => p.status === 200),
     inAtFirstRightPress: count((p) => p.status === 200 && p.first),
     refused: count((p) => p.status === 429),
     rightRefused: count((p) => p.status === 429 && p.right),
-    unanswered: count((p) => p.status === NO_ANSWER),
-    firstRightUnanswered: count((p) => p.status === NO_ANSWER && p.first),
+    unanswered: count((p) => p.status === 0),
+    firstRightUnanswered: count((p) => p.status === 0 && p.first),
     /** Failures counted on the address: the guesser's, and typos without a device cookie. */
-    addressFailures: guessed.failures + typos,
+    addressFailures: guessed.failures + count((p) => p.status === 401 && !p.right && !p.device),
   };
 }
-
 type Run = Awaited<ReturnType<typeof crowd>>;
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -147,25 +123,33 @@ const visitors = (run: Run) => ({
   value: `${run.inAtFirstRightPress}/${VISITORS} at the first right press, ${run.in}/${VISITORS} in within ${MAX_PRESSES} presses; ${run.refused} presses refused (${run.rightRefused} right passwords); ${run.unanswered} unanswered within the app's ${SIGNIN_TIMEOUT_MS / 1000} s (${run.firstRightUnanswered} first right presses)`,
   measured: run.inAtFirstRightPress,
 });
+/** The address's failures beside what the limits allow from a fresh start in the same time. */
+const guessing = ({ guessed: { failures, seconds }, addressFailures: all }: Run) => {
+  const [typos, most] = [all - failures, allowed(seconds * 1000)];
+  const text = `${all} (guesser ${failures}${typos ? `, typos ${typos}` : ''}) in ${seconds.toFixed(0)} s, limits allow ${most}`;
+  return { within: all <= most, text };
+};
 
-type Key = 'alone' | 'aloneTimes' | 'guessed' | 'guessedTimes' | 'guesser' | 'returning';
+const FIGURES = {
+  alone: figure('Crowd of 100 at one address: in at the first right press', exactly(VISITORS)),
+  aloneTimes: figure('Crowd of 100: time to an answer (p99)'),
+  guessed: figure('New crowd of 100 + a guesser: in at the first right press'),
+  guessedTimes: figure('New crowd + a guesser: time to an answer (p99)'),
+  guesser: figure(
+    "Guesser amid the crowd: its address's failures",
+    holds('≤ what the limits allow in that time'),
+  ),
+  returning: figure(
+    'Returning crowd (device cookies) + a guesser: in at the first press',
+    exactly(VISITORS),
+  ),
+};
 
-export function crowdMeasurement(site: Site): Measurement<Key> {
-  const all = exactly(VISITORS);
+export function crowdMeasurement(site: Site): Measurement<keyof typeof FIGURES> {
   return {
     name: 'a crowd of 100 behind one address, alone and with a guesser (default limits)',
     timeoutMs: 600_000,
-    figures: {
-      alone: figure('Crowd of 100 at one address: in at the first right press', all),
-      aloneTimes: figure('Crowd of 100: time to an answer (p99)'),
-      guessed: figure('New crowd of 100 + a guesser: in at the first right press'),
-      guessedTimes: figure('New crowd + a guesser: time to an answer (p99)'),
-      guesser: figure(
-        "Guesser amid the crowd: its address's failures",
-        holds('≤ what the limits allow in that time'),
-      ),
-      returning: figure('Returning crowd (device cookies) + a guesser: in at the first press', all),
-    },
+    figures: FIGURES,
     async run(signal) {
       const env = {
         NODE_ENV: 'production',
@@ -175,6 +159,7 @@ export function crowdMeasurement(site: Site): Measurement<Key> {
       const newCrowd = () => Array.from({ length: VISITORS }, () => browser(site.username));
       const first = newCrowd();
       const runs: Run[] = [];
+      // Alone; a new crowd beside a guesser; the first crowd again (device cookies) beside one.
       for (const [browsers, guesser] of [
         [first, undefined],
         [newCrowd(), browser(site.username)],
@@ -190,14 +175,6 @@ export function crowdMeasurement(site: Site): Measurement<Key> {
         }
       }
       const [alone, guessed, returning] = runs as [Run, Run, Run];
-      const allowed = limits();
-      const guessing = (run: Run) => {
-        const { failures, seconds } = run.guessed;
-        const typos = run.addressFailures - failures;
-        const most = allowed(seconds * 1000);
-        const text = `${run.addressFailures} (guesser ${failures}${typos ? `, typos ${typos}` : ''}) in ${seconds.toFixed(0)} s, limits allow ${most}`;
-        return { within: run.addressFailures <= most, text };
-      };
       const [withNew, withReturning] = [guessing(guessed), guessing(returning)];
       return {
         alone: visitors(alone),

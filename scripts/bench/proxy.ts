@@ -11,18 +11,22 @@ import { startProxy, workerPids } from '../ops/nginx';
 import { publishTestClip } from '../test-support/test-clip';
 import { SIGNIN_PATH, signedIn } from '../test-support/test-server';
 import { startBenchServer } from './load';
-import { atMost, exactly, quantile, type Measurement, type Site, figure } from './measure';
-import { bothInstances, floodBoth, twoInstancesOnRedis } from './redis';
+import {
+  atEnd,
+  atMost,
+  exactly,
+  figure,
+  quantile,
+  sleep,
+  type Measurement,
+  type Site,
+} from './measure';
+import { bothInstances, floodBoth, twoInstancesOnRedis } from './load';
 
-const VIEWERS = 200;
-const PACE_BITS_PER_S = 500_000;
-const DURATION_S = 30;
-/** Once both floods run, this long before one instance is killed: the middle of both. */
-const KILL_AFTER_MS = 3_000;
+/** KILL_AFTER_MS: once both floods run, this long before one instance is killed (the middle of both). */
+const [VIEWERS, PACE_BITS_PER_S, DURATION_S, KILL_AFTER_MS] = [200, 500_000, 30, 3_000];
 /** The failover's access log (method, path, status, the instances asked; never a cookie). */
 const FAILOVER_LOG = 'reports/bench-proxy-failover-access.log';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** utime + stime of the processes, in seconds (a process that is gone counts 0). */
 const cpuSeconds = (pids: number[]) =>
@@ -62,10 +66,9 @@ async function watch(
       request.on('timeout', () => request.destroy());
       request.on('error', () => resolve({ status: 0, bytes: 0 }));
     });
-  const cpuBefore = cpuSeconds(pids());
-  const end = Date.now() + DURATION_S * 1000;
-  let [bytes, failed] = [0, 0];
+  const [cpuBefore, end] = [cpuSeconds(pids()), Date.now() + DURATION_S * 1000];
   const latencies: number[] = [];
+  let [bytes, failed] = [0, 0];
   const viewer = async (next: number) => {
     // Spread over the first segment's time, as viewers arriving.
     await sleep(Math.random() * 6_000);
@@ -92,10 +95,7 @@ async function watch(
   const p99 = quantile(latencies, 0.99);
   return {
     failed,
-    cpu: {
-      value: perGb === null ? 'no bytes served' : `${perGb.toFixed(2)} s/GB`,
-      measured: perGb,
-    },
+    cpu: { value: perGb === null ? 'no bytes' : `${perGb.toFixed(2)} s/GB`, measured: perGb },
     page: { value: `${p99.toFixed(0)} ms`, measured: p99 },
   };
 }
@@ -125,7 +125,7 @@ function readAccessLog(file: string) {
  */
 async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const env = { MEDIA_DIR: mediaDir, DIST_DIR: site.distDir };
-  const { servers, password, stop } = await twoInstancesOnRedis('failover', env, signal);
+  const { servers, password } = await twoInstancesOnRedis('failover', env, signal);
   const [a, b] = servers;
   // nginx appends: this run's requests only. Absolute: nginx reads a relative path from its prefix.
   rmSync(FAILOVER_LOG, { force: true });
@@ -160,7 +160,6 @@ async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   } finally {
     agent.destroy();
     await proxy.stop();
-    await stop();
   }
 }
 
@@ -189,52 +188,46 @@ export function proxyMeasurement(site: Site): Measurement<keyof typeof FIGURES> 
       });
       const upstreams = [new URL(server.origin).host];
       const proxy = await startProxy({ upstreams, mediaDir: dir, workers: 'auto' });
-      const stop = async () => {
+      atEnd(signal, async () => {
         await proxy.stop();
         await server.stop();
         rmSync(dirname(dir), { recursive: true, force: true });
+      });
+      // The top rendition's segments, by the URLs a page asks for (docs/publishing.md).
+      const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
+      const segments = readdirSync(join(dir, manifest.version, rung.dir))
+        .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
+        .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
+      const { origin } = server;
+      const login = () => signedIn({ ...site, origin }).catch(() => signedIn({ ...site, origin }));
+      // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
+      const proxyCookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
+      const page = `${site.base}/login`;
+      const nginxPids = () => [proxy.pid, ...workerPids(proxy.pid)];
+      const proxied = await watch(proxy.origin, proxyCookie, nginxPids, page, segments);
+      const serverPid = () => [server.process.pid!];
+      const direct = await watch(origin, (await login()).cookie, serverPid, page, segments);
+      const { first, second, killed, log } = await floodAndKill(site, dir, signal);
+      const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
+      return {
+        proxyCpu: proxied.cpu,
+        directCpu: direct.cpu,
+        proxyPage: proxied.page,
+        directPage: direct.page,
+        failed: {
+          value: `${proxied.failed} | ${direct.failed}`,
+          measured: proxied.failed + direct.failed,
+        },
+        failoverFailed: {
+          value: killed
+            ? `A ${first.errors.value}, B ${second.errors.value}`
+            : 'no instance was killed',
+          measured: killed ? failoverErrors : null,
+          note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
+        },
+        failoverSignins: { value: String(log.failedSignins), measured: log.failedSignins },
+        failoverPage: bothInstances(first.page, second.page),
       };
-      signal.addEventListener('abort', () => void stop(), { once: true });
-      try {
-        // The top rendition's segments, by the URLs a page asks for (docs/publishing.md).
-        const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
-        const segments = readdirSync(join(dir, manifest.version, rung.dir))
-          .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
-          .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
-        const { origin } = server;
-        const login = () =>
-          signedIn({ ...site, origin }).catch(() => signedIn({ ...site, origin }));
-        // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
-        const proxyCookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
-        const nginxPids = () => [proxy.pid, ...workerPids(proxy.pid)];
-        const page = `${site.base}/login`;
-        const proxied = await watch(proxy.origin, proxyCookie, nginxPids, page, segments);
-        const serverPid = () => [server.process.pid!];
-        const direct = await watch(origin, (await login()).cookie, serverPid, page, segments);
-        const { first, second, killed, log } = await floodAndKill(site, dir, signal);
-        const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
-        return {
-          proxyCpu: proxied.cpu,
-          directCpu: direct.cpu,
-          proxyPage: proxied.page,
-          directPage: direct.page,
-          failed: {
-            value: `${proxied.failed} | ${direct.failed}`,
-            measured: proxied.failed + direct.failed,
-          },
-          failoverFailed: {
-            value: killed
-              ? `A ${first.errors.value}, B ${second.errors.value}`
-              : 'no instance was killed',
-            measured: killed ? failoverErrors : null,
-            note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
-          },
-          failoverSignins: { value: String(log.failedSignins), measured: log.failedSignins },
-          failoverPage: bothInstances(first.page, second.page),
-        };
-      } finally {
-        await stop();
-      }
     },
   };
 }

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DESKTOP, PHONE, launchBrowser, returningVisitor } from './browser';
 import type { Browser, Viewport, Visitor } from './browser';
-import { atMost, exactly, figure, median, runsOf, seconds } from './measure';
+import { atEnd, atMost, exactly, figure, medianOf, seconds } from './measure';
 import type { Measurement, Site } from './measure';
 
 const PAINT_RUNS = 9;
@@ -56,15 +56,6 @@ async function loadOnce(browser: Browser, viewport: Viewport, url: string, visit
 
 type Vitals = Awaited<ReturnType<typeof readVitals>>;
 
-function paint(runs: (number | null)[]) {
-  const value = median(runs);
-  return {
-    value: value === null ? 'none' : seconds(value),
-    measured: value,
-    note: runsOf(runs, seconds),
-  };
-}
-
 /** The worst run, rounded as the table shows it (so that "0.000" is never a miss). */
 function shift(runs: Vitals[]) {
   const worst = runs.reduce((a, b) => (b.cls > a.cls ? b : a));
@@ -104,7 +95,7 @@ export function screensMeasurement(site: Site): Measurement<Key> {
         );
       });
       await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-      signal.addEventListener('abort', () => bare.close(), { once: true });
+      atEnd(signal, async () => void bare.close());
       const login = `${site.origin}${site.base}/login`;
       const player = `${site.origin}${site.base}/VideoPlayer`;
       const visitor = await returningVisitor(site);
@@ -118,22 +109,17 @@ export function screensMeasurement(site: Site): Measurement<Key> {
         video: page(PHONE, player, SHIFT_RUNS, visitor),
         videoDesktop: page(DESKTOP, player, SHIFT_RUNS, visitor),
       };
-      try {
-        // Interleaved, so that a busier moment of the machine weighs on all alike.
-        for (let i = 0; i < PAINT_RUNS; i += 1) {
-          for (const { viewport, url, count, visitor, runs } of Object.values(pages))
-            if (i < count) runs.push(await loadOnce(browser, viewport, url, visitor));
-        }
-      } finally {
-        bare.close();
-        await browser.close();
+      // Interleaved, so that a busier moment of the machine weighs on all alike.
+      for (let i = 0; i < PAINT_RUNS; i += 1) {
+        for (const { viewport, url, count, visitor, runs } of Object.values(pages))
+          if (i < count) runs.push(await loadOnce(browser, viewport, url, visitor));
       }
       return {
-        fcp: paint(pages.login.runs.map((run) => run.fcp)),
-        lcp: paint(pages.login.runs.map((run) => run.lcp)),
+        fcp: medianOf(pages.login.runs.map((run) => run.fcp)),
+        lcp: medianOf(pages.login.runs.map((run) => run.lcp)),
         loginShift: shift(pages.login.runs),
         loginShiftDesktop: shift(pages.loginDesktop.runs),
-        bareFcp: paint(pages.bare.runs.map((run) => run.fcp)),
+        bareFcp: medianOf(pages.bare.runs.map((run) => run.fcp)),
         video: shift(pages.video.runs),
         videoDesktop: shift(pages.videoDesktop.runs),
       };

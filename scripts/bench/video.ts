@@ -1,7 +1,17 @@
 /** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
 import { PHONE, launchBrowser, returningVisitor, trackRequests } from './browser';
 import type { Browser, Visitor } from './browser';
-import { atMost, holds, kilobytes, median, percent, runsOf, seconds, figure } from './measure';
+import {
+  atMost,
+  figure,
+  holds,
+  kilobytes,
+  median,
+  medianOf,
+  percent,
+  runsOf,
+  seconds,
+} from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
@@ -97,11 +107,7 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
       const browser = await launchBrowser(signal);
       const visitor = await returningVisitor(site);
       const runs: Run[] = [];
-      try {
-        for (let i = 0; i < RUNS; i += 1) runs.push(await playOnce(browser, site, visitor));
-      } finally {
-        await browser.close();
-      }
+      for (let i = 0; i < RUNS; i += 1) runs.push(await playOnce(browser, site, visitor));
       const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
       const ofFile = (pick: (run: Run) => number | null) => {
         const bytes = median(runs.map(pick));
@@ -112,18 +118,10 @@ export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 's
           note: runsOf(runs.map(pick), kilobytes),
         };
       };
-      const frame = median(runs.map((run) => run.frame));
       const seekFrame = median(runs.map((run) => run.seekFrame));
       const plays = runs.every((run) => run.seekPlays);
       return {
-        frame: {
-          value: frame === null ? 'no frame' : seconds(frame),
-          measured: frame,
-          note: runsOf(
-            runs.map((run) => run.frame),
-            seconds,
-          ),
-        },
+        frame: medianOf(runs.map((run) => run.frame)),
         start: ofFile((run) => run.startBytes),
         seek: {
           value: plays ? `yes, frame after ${seconds(seekFrame)}` : 'no',

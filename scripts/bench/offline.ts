@@ -1,0 +1,142 @@
+/** Watching with no signal (issue 22) on the bench's 720p publish: docs/benchmarks.md. */
+import { mediaSite } from './adaptive';
+import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor } from './browser';
+import type { Browser, Link, Visitor } from './browser';
+import { atMost, figure, kilobytes, medianOf, seconds, sleep } from './measure';
+import type { Measurement, Site } from './measure';
+import { watchVideo } from './watch-video';
+
+const [RUNS, OUTAGE_AT_MS, OUTAGE_MS] = [3, 20_000, 45_000];
+
+/** In the page: once the worker is in control, the download's label, and pressed if `press`. */
+function offer(press: boolean) {
+  const button = [...document.querySelectorAll('button')].find((b) =>
+    b.textContent?.startsWith('Descargar para ver sin conexión'),
+  );
+  if (!navigator.serviceWorker.controller || !button) return null;
+  if (press) button.click();
+  return `${button.textContent} at ${document.querySelector<HTMLSelectElement>('.offline select')?.value}p`;
+}
+
+/** In the page: bytes of the download in Cache Storage (what the downloader stored). */
+async function storedBytes() {
+  let total = 0;
+  for (const name of (await caches.keys()).filter((n) => n.startsWith('offline-video:'))) {
+    const cache = await caches.open(name);
+    for (const request of await cache.keys())
+      total += (await (await cache.match(request))!.blob()).size;
+  }
+  return total;
+}
+
+/** In the page: ms until currentTime moves on (null: not within 60 s). */
+const moves = () =>
+  new Promise<number | null>((resolve) => {
+    const video = document.querySelector('video')!;
+    const [from, since] = [video.currentTime, performance.now()];
+    const poll = setInterval(() => {
+      const moved = video.currentTime > from + 0.05;
+      if (!moved && performance.now() - since < 60_000) return;
+      clearInterval(poll);
+      resolve(moved ? performance.now() - since : null);
+    }, 50);
+  });
+
+/** A returning visitor's video screen; `link` for the page and its service worker alike. */
+async function watching(
+  browser: Browser,
+  url: string,
+  link: Link,
+  visitor?: Visitor,
+  contextId?: string,
+) {
+  const tab = await browser.tab(PHONE, {
+    link,
+    slowCpu: link === OFFLINE,
+    cache: true,
+    contextId,
+    workers: true,
+  });
+  await visitor?.(tab, url);
+  const watch = await watchVideo(tab, 'loadstart');
+  await tab.navigate(url, false);
+  if (!(await watch.firstFrame(60_000))) throw new Error('no first frame in 60 s');
+  return { tab, watch };
+}
+
+const FIGURES = {
+  download: figure('Offline: download at the default rendition, Fast 3G (time, bytes)'),
+  offlineFrame: figure(
+    'Offline: network off, stored session: navigation → first frame (4× CPU)',
+    atMost(1000, seconds),
+  ),
+  outage: figure('Offline: 45 s outage 20 s into playback, Fast 3G: link back → playback moves'),
+};
+
+export function offlineMeasurement(site: Site): Measurement<keyof typeof FIGURES> {
+  return {
+    name: 'offline: download, the stored copy with no network, an outage (720p source, phone)',
+    timeoutMs: 15 * 60_000,
+    figures: FIGURES,
+    async run(signal) {
+      const { site: on } = await mediaSite(site, 'offline', signal);
+      const url = `${on.origin}${site.base}/VideoPlayer`;
+      const visitor = await returningVisitor(on);
+      const browser = await launchBrowser(signal);
+      // The downloader's fetches leave the page but pass through the service worker once the
+      // download's cache exists: the worker's own target is on Fast 3G too (browser.ts).
+      // Not played: the download alone on the link (hls.js still buffers its start).
+      const options = { link: FAST_3G, slowCpu: false, cache: true, workers: true };
+      const tab = await browser.tab(PHONE, options);
+      await visitor(tab, url);
+      await tab.navigate(url);
+      let label: string | null = null;
+      for (let i = 0; !label && i < 600; i += 1, await sleep(100))
+        label = await tab.evaluate(offer, true);
+      if (!label) throw new Error('no download offered in 60 s');
+      const started = Date.now();
+      const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');
+      if (!(await tab.waitFor(ready, 8 * 60_000))) throw new Error('download not done in 8 min');
+      const downloadMs = Date.now() - started;
+      const bytes = await tab.evaluate(storedBytes);
+      const floor = FAST_3G.latency + (1000 * bytes) / FAST_3G.downloadThroughput;
+      await tab.navigate('about:blank');
+      // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
+      const frames: (number | null)[] = [];
+      for (let i = 0; i < RUNS; i += 1) {
+        const { tab: offline, watch } = await watching(
+          browser,
+          url,
+          OFFLINE,
+          undefined,
+          tab.contextId,
+        );
+        frames.push((await watch.read()).firstFrameAt);
+        await offline.close();
+      }
+      await tab.close();
+      // A new context, no download: the link goes 20 s into playback and is back 45 s later.
+      const { tab: online } = await watching(browser, url, FAST_3G, visitor);
+      await sleep(OUTAGE_AT_MS);
+      await online.setLink(OFFLINE);
+      await sleep(OUTAGE_MS);
+      const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
+      await online.setLink(FAST_3G);
+      const movedMs = await online.evaluate(moves);
+      await online.close();
+      return {
+        download: {
+          value: `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`,
+          measured: downloadMs,
+          note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
+        },
+        offlineFrame: medianOf(frames),
+        outage: {
+          value: movedMs === null ? 'did not move in 60 s' : seconds(movedMs),
+          measured: movedMs,
+          note: `${stalled ? 'stalled' : 'still playing'} when the link came back`,
+        },
+      };
+    },
+  };
+}

@@ -6,7 +6,7 @@
 import type { Page } from '@playwright/test';
 import { startHoldProxy, type HoldProxy } from './engines/hold-proxy';
 import { expect, test } from './fixtures';
-import { cachedUrls, workerInControl } from './offline';
+import { cachedUrls, playTo, reloadFromDevice, workerInControl } from './offline';
 import { BASE, E2E_PASSWORD, url } from './site';
 
 const adaptiveOrigin = () => process.env.E2E_ADAPTIVE_ORIGIN!;
@@ -25,18 +25,6 @@ async function login(page: Page, origin: string) {
   await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
   await page.getByRole('button', { name: 'Ingresar' }).click();
   await expect(page).toHaveURL(`${origin}${BASE}/VideoPlayer`);
-}
-
-async function playTo(page: Page, seconds: number) {
-  await video(page).evaluate((element: HTMLVideoElement) => {
-    element.muted = true;
-    return element.play();
-  });
-  await expect
-    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime), {
-      timeout: 20_000,
-    })
-    .toBeGreaterThan(seconds);
 }
 
 for (const site of SITES)
@@ -370,11 +358,7 @@ test("a download of an older build gets this build's player code when the screen
   await expect.poll(storedCode).toHaveLength(1);
 
   // Only what the device stored: the HTTP cache would answer hls.js too.
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.clearBrowserCache');
-  await cdp.detach();
-  await context.setOffline(true);
   consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
-  await page.reload();
+  await reloadFromDevice(page, context);
   await playTo(page, 1);
 });

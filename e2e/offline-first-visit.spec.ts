@@ -7,7 +7,7 @@
 import type { Page } from '@playwright/test';
 import { startHoldProxy, type HoldProxy } from './engines/hold-proxy';
 import { expect, test } from './fixtures';
-import { workerInControl } from './offline';
+import { playTo, reloadFromDevice, workerInControl } from './offline';
 import { BASE, E2E_PASSWORD, url } from './site';
 
 const SITES = [
@@ -64,27 +64,12 @@ for (const site of SITES)
         ),
       ).toEqual([]);
 
-      // Only what the worker and the download stored: the HTTP cache, which a phone may have
-      // emptied by then, would answer the app's files even with no network.
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('Network.clearBrowserCache');
-      // Detached: a session of its own left open undoes Playwright's offline emulation.
-      await cdp.detach();
-      await context.setOffline(true);
       consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
-      await page.reload();
+      await reloadFromDevice(page, context);
       await expect(
         page.getByText('Sin conexión: se reproduce la copia guardada en este teléfono.'),
       ).toBeVisible({ timeout: 20_000 });
-      await video(page).evaluate((element: HTMLVideoElement) => {
-        element.muted = true;
-        return element.play();
-      });
-      await expect
-        .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.currentTime), {
-          timeout: 20_000,
-        })
-        .toBeGreaterThan(1);
+      await playTo(page, 1);
     });
 
     test('a visitor who stays on the login pays nothing for the worker', async ({ page }) => {

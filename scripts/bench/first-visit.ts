@@ -116,14 +116,16 @@ async function comeBack(browser: Browser, site: Site, link: Link, cached?: 'http
     : undefined;
   if (before) {
     await visitor(before, url);
-    await before.cdp.Network.setBlockedURLs({ urls: ['*/api/video*'] });
+    // The worker registers after the video's first frame: that visit plays, and the HTTP cache
+    // is emptied after it (the worker's own cache stays). The other keeps no media at all.
+    if (cached === 'http') await before.cdp.Network.setBlockedURLs({ urls: ['*/api/video*'] });
     await before.navigate(url, false);
     await before.quiet(2_000, 30_000);
-    if (
-      cached === 'worker' &&
-      !(await before.waitFor(() => !!navigator.serviceWorker.controller, 30_000))
-    )
-      throw new Error('no service worker in control after 30 s');
+    if (cached === 'worker') {
+      if (!(await before.waitFor(() => !!navigator.serviceWorker.controller, 60_000)))
+        throw new Error('no service worker in control after 60 s');
+      await before.cdp.Network.clearBrowserCache();
+    }
     await before.navigate('about:blank');
   }
   const { tab, end } = await visit(browser, link, before, cached === 'worker');

@@ -131,12 +131,21 @@ export interface MediaInfo {
   version?: string;
   /** As in media.json: where the start finds the segment of a resume position. */
   firstSegmentS?: number;
-  rungs: Pick<PublishedRung, 'dir' | 'height' | 'peakBandwidth'>[];
+  /**
+   * As in media.json: the video's length, which the start's own Media Source says before hls.js
+   * reads the playlist (without it the player's controls change when hls.js comes).
+   */
+  durationS?: number;
+  /** `codecs` lets the start show the first frame before hls.js (first-frame.ts). */
+  rungs: (Pick<PublishedRung, 'dir' | 'height' | 'peakBandwidth'> & { codecs?: string })[];
 }
 
 /** A whole, positive number, as media.json and MediaInfo hold sizes and rates. */
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+
+/** An RFC 6381 codecs list as prepare-video writes it ("avc1.64001e,mp4a.40.2"). */
+const CODECS_PATTERN = /^[a-zA-Z0-9]{4}(\.[a-zA-Z0-9]+)*(,[a-zA-Z0-9]{4}(\.[a-zA-Z0-9]+)*){0,2}$/;
 
 /** More than any ladder prepare-video makes (six rungs): a longer list is not its file. */
 const MAX_RUNGS = 16;
@@ -153,8 +162,13 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
   } catch {
     return null;
   }
-  const { rungs, version, firstSegmentS } =
-    (value as { rungs?: unknown; version?: unknown; firstSegmentS?: unknown } | null) ?? {};
+  const { rungs, version, firstSegmentS, durationS } =
+    (value as {
+      rungs?: unknown;
+      version?: unknown;
+      firstSegmentS?: unknown;
+      durationS?: unknown;
+    } | null) ?? {};
   if (!Array.isArray(rungs) || rungs.length === 0 || rungs.length > MAX_RUNGS) return null;
   if (version !== undefined && !(typeof version === 'string' && VERSION_DIR_PATTERN.test(version)))
     return null;
@@ -163,17 +177,22 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
   const parsed: MediaInfo['rungs'] = [];
   for (const rung of rungs as (Partial<PublishedRung> | null)[]) {
     // The page's copy has no width: its height is already the short side.
-    const { dir, height, width = height, peakBandwidth } = rung ?? {};
+    const { dir, height, width = height, peakBandwidth, codecs } = rung ?? {};
     if (typeof dir !== 'string' || !RUNG_DIR_PATTERN.test(dir)) return null;
     if (!isCount(width) || !isCount(height) || !isCount(peakBandwidth)) return null;
     if (parsed.some((other) => other.dir === dir)) return null;
+    // Unknown codecs only cost the early first frame: hls.js reads them from the master.
+    const known = typeof codecs === 'string' && CODECS_PATTERN.test(codecs) ? { codecs } : {};
     // The short side names the quality ("360p"), portrait or not.
-    parsed.push({ dir, height: Math.min(width, height), peakBandwidth });
+    parsed.push({ dir, height: Math.min(width, height), peakBandwidth, ...known });
   }
   const sorted = parsed.sort((a, b) => a.peakBandwidth - b.peakBandwidth);
+  // A wrong length only costs the early first frame's controls: hls.js sets the playlist's.
+  const known = typeof durationS === 'number' && durationS > 0 && durationS < 86_400;
   return {
     ...(version === undefined ? {} : { version }),
     ...(firstSegmentS === undefined ? {} : { firstSegmentS }),
+    ...(known ? { durationS } : {}),
     rungs: sorted,
   };
 }

@@ -138,7 +138,7 @@ test('a first visit: hls.js comes while the visitor types; from the press to the
   expect(asked.filter((line, index) => asked.indexOf(line) !== index)).toEqual([]);
 });
 
-test('a returning visitor: the page starts hls.js and the first segment together, and nothing is asked twice', async ({
+test('a returning visitor: the page starts the first segment, shows its frame, then asks for hls.js, and nothing is asked twice', async ({
   page,
 }) => {
   await login(page);
@@ -176,19 +176,26 @@ test('a returning visitor: the page starts hls.js and the first segment together
     expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00000\.m4s$/),
     expect.stringMatching(/^[a-z0-9]{8}-144p\/seg00001\.m4s$/),
   ]);
-  const adaptiveChunk = asked.findIndex((url) => /\/assets\/adaptive-player-/.test(url));
-  expect(adaptiveChunk).toBeGreaterThanOrEqual(0);
   // hls.js was handed those answers: every file was asked for once.
   expect(new Set(hls).size).toBe(hls.length);
-  // The app's bundle was asked for once the first frame was there, not beside its bytes.
-  const { entryAskedAt, firstDataAt } = await page.evaluate(() => ({
-    entryAskedAt: performance
-      .getEntriesByType('resource')
-      .find((entry) => /\/assets\/index-[\w-]+\.js$/.test(entry.name))?.startTime,
-    firstDataAt: (window as { firstDataAt?: number }).firstDataAt,
-  }));
+  // Nothing shared the link with the first segment: hls.js's chunk was asked for once it was
+  // in (the start showed its frame without hls.js), the app's bundle once the frame was there.
+  const { askedAt, firstSegmentIn, firstDataAt } = await page.evaluate(() => {
+    const entry = (pattern: RegExp) =>
+      performance.getEntriesByType('resource').find((each) => pattern.test(each.name)) as
+        PerformanceResourceTiming | undefined;
+    return {
+      askedAt: {
+        hls: entry(/\/assets\/adaptive-player-[\w-]+\.js$/)?.startTime,
+        app: entry(/\/assets\/index-[\w-]+\.js$/)?.startTime,
+      },
+      firstSegmentIn: entry(/\/seg00000\.m4s$/)?.responseEnd,
+      firstDataAt: (window as { firstDataAt?: number }).firstDataAt,
+    };
+  });
   expect(firstDataAt).toBeDefined();
-  expect(entryAskedAt).toBeGreaterThanOrEqual(firstDataAt!);
+  expect(askedAt.hls).toBeGreaterThanOrEqual(firstSegmentIn!);
+  expect(askedAt.app).toBeGreaterThanOrEqual(firstDataAt!);
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
 });
 
@@ -224,6 +231,48 @@ test('a returning visitor with nothing cached: the second segment is asked for w
   await expectPlaying(page, /^blob:/, 3);
   expect(new Set(asked).size).toBe(asked.length);
 });
+
+for (const who of ['the app', 'the boot script, before the app'] as const)
+  test(`a signin answered by ${who}: the video's first requests leave with its success, before the video screen's code is here`, async ({
+    page,
+  }) => {
+    const media: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/video/hls/'))
+        media.push(request.url().replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''));
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const held: string[] = [];
+    const scripts =
+      who === 'the app' ? /\/assets\/video-player-screen-[\w-]+\.js$/ : /\/assets\/.*\.js$/;
+    await page.route(scripts, async (route) => {
+      held.push(route.request().url());
+      await released;
+      await route.continue();
+    });
+    await page.goto(`${origin()}${BASE}/login`, {
+      waitUntil: who === 'the app' ? 'load' : 'domcontentloaded',
+    });
+    await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await expect
+      .poll(() => media)
+      .toEqual([
+        'master.m3u8',
+        expect.stringMatching(/^[a-z0-9]{8}-\d+p\/index\.m3u8$/),
+        expect.stringMatching(/^[a-z0-9]{8}-\d+p\/init\.mp4$/),
+        expect.stringMatching(/^[a-z0-9]{8}-\d+p\/seg00000\.m4s$/),
+      ]);
+    expect(held.some((url) => /\/video-player-screen-/.test(url))).toBe(true);
+    await expect(page.locator('video')).toHaveCount(0);
+    release();
+    await expect(page.getByLabel('Calidad')).toBeVisible();
+    await play(page);
+    await expectPlaying(page, /^blob:/, 3);
+    // The video screen's start took those answers: each file asked for once.
+    expect(new Set(media).size).toBe(media.length);
+  });
 
 test('the quality menu has its place from the first paint: nothing moves when hls.js has the master', async ({
   page,

@@ -222,6 +222,8 @@ test('when playback waits because the link is gone, the screen says so, nothing 
   await login(page, adaptiveOrigin());
   // Before a play only the first segment is loaded: with no link, the next one cannot come.
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
+  // The worker registers after the first frame: its script fetched offline would fail loudly.
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
   const asked: string[] = [];
   let counting = true;
   page.on('request', (request) => {

@@ -10,7 +10,7 @@
 import { SESSION_KEY, parseSession } from '../../machines/session';
 import { LOGIN_FORM_CLASS, answerBeforeApp } from '../screens/login/first-press';
 import { markAdaptive, readMediaInfo } from '../screens/video-player/media-support';
-import { startVideo } from '../screens/video-player/video-start';
+import { startAhead, startVideo } from '../screens/video-player/video-start';
 import { BELOW_FLOOR_ATTRIBUTE, VIDEO_SCREEN_TEMPLATE_ID, readBootConfig } from './boot-config';
 
 const boot = readBootConfig();
@@ -59,11 +59,14 @@ function showVideoScreen(greeting: string): boolean {
     startApp();
   });
   setTimeout(startApp, boot.appWaitMs);
-  if (adaptive) boot.adaptive.forEach(preload);
   void startVideo(video, {
     info,
     storage: localStorage,
-    loadAdaptive: () => import(/* @vite-ignore */ boot.adaptive[0]!),
+    // Asked for by the start once the first frame is there; its own imports beside it.
+    loadAdaptive: () => {
+      boot.adaptive.forEach(preload);
+      return import(/* @vite-ignore */ boot.adaptive[0]!);
+    },
   });
   return true;
 }
@@ -76,7 +79,12 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   startApp();
   // The login answers from its first paint; the video screen's chunk comes beside the signin.
   const form = document.querySelector(`form.${LOGIN_FORM_CLASS}`);
-  if (form instanceof HTMLFormElement) answerBeforeApp(form, () => boot.modules.forEach(preload));
+  if (form instanceof HTMLFormElement)
+    answerBeforeApp(
+      form,
+      () => boot.modules.forEach(preload),
+      () => startAhead(info, localStorage),
+    );
   // hls.js, fetched while the visitor types: after the press the link carries only the signin
   // and the video's start. After the page's load, so that the login's own bytes come first.
   if (adaptive) addEventListener('load', () => boot.adaptive.forEach(preload), { once: true });

@@ -12,6 +12,8 @@ const WORKER_FILE = 'sw.js';
 export function registerWorkerWhenIdle() {
   if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
   const register = () => {
+    // With no link the script cannot come (and the browser logs an error): when it is back.
+    if (!navigator.onLine) return void addEventListener('online', register, { once: true });
     const scope = `${config.basePath}/`;
     // eslint-disable-next-line compat/compat -- feature-detected above: without it, no offline.
     navigator.serviceWorker.register(`${scope}${WORKER_FILE}`, { scope }).catch(() => {

@@ -301,6 +301,7 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
   const INDEX =
     `<!doctype html><html lang="es"><head></head><body><div id="root">${'<p>Bolsa</p>'.repeat(200)}</div>\n` +
     `${PLACEHOLDER}\n<script>${BOOT}</script></body></html>`;
+  const CODECS = 'avc1.64001f,mp4a.40.2';
   // As prepare-video writes it: highest first, with fields the page does not need.
   const rung = (dir: string, width: number, height: number, peakBandwidth: number) => ({
     dir,
@@ -308,7 +309,7 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
     height,
     averageBandwidth: Math.round(peakBandwidth * 0.8),
     peakBandwidth,
-    codecs: 'avc1.64001f,mp4a.40.2',
+    codecs: CODECS,
     bytes: 123_456,
   });
   const MANIFEST = {
@@ -326,10 +327,11 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
     chapters: 0,
   };
   const EXPECTED = {
+    durationS: 8,
     rungs: [
-      { dir: 'k3f9a1c2-144p', height: 144, peakBandwidth: 98_000 },
-      { dir: 'k3f9a1c2-360p', height: 360, peakBandwidth: 640_000 },
-      { dir: 'k3f9a1c2-720p', height: 720, peakBandwidth: 2_400_000 },
+      { dir: 'k3f9a1c2-144p', height: 144, peakBandwidth: 98_000, codecs: CODECS },
+      { dir: 'k3f9a1c2-360p', height: 360, peakBandwidth: 640_000, codecs: CODECS },
+      { dir: 'k3f9a1c2-720p', height: 720, peakBandwidth: 2_400_000, codecs: CODECS },
     ],
   };
   const mediaInfoOf = (html: string): unknown => {
@@ -384,7 +386,20 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
     publish(JSON.stringify({ rungs: [rung('k3f9a1c2-360p', 360, 640, 700_000)] }));
     const app = await testServer({ DIST_DIR: dist, MEDIA_DIR: media });
     expect(mediaInfoOf((await app.inject({ url: LOGIN })).body)).toEqual({
-      rungs: [{ dir: 'k3f9a1c2-360p', height: 360, peakBandwidth: 700_000 }],
+      rungs: [{ dir: 'k3f9a1c2-360p', height: 360, peakBandwidth: 700_000, codecs: CODECS }],
+    });
+    await app.close();
+  });
+
+  it('leaves out codecs that are not a codecs list: the page only loses its early first frame', async () => {
+    const odd = { ...rung('k3f9a1c2-360p', 640, 360, 700_000), codecs: 'avc1"><script>' };
+    publish(JSON.stringify({ rungs: [odd, rung('k3f9a1c2-144p', 256, 144, 98_000)] }));
+    const app = await testServer({ DIST_DIR: dist, MEDIA_DIR: media });
+    expect(mediaInfoOf((await app.inject({ url: LOGIN })).body)).toEqual({
+      rungs: [
+        { dir: 'k3f9a1c2-144p', height: 144, peakBandwidth: 98_000, codecs: CODECS },
+        { dir: 'k3f9a1c2-360p', height: 360, peakBandwidth: 700_000 },
+      ],
     });
     await app.close();
   });
@@ -464,7 +479,7 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
     publish(JSON.stringify({ rungs: [rung('a1b2c3d4-240p', 426, 240, 300_000)] }));
     const republished = await app.inject({ url: LOGIN });
     expect(mediaInfoOf(republished.body)).toEqual({
-      rungs: [{ dir: 'a1b2c3d4-240p', height: 240, peakBandwidth: 300_000 }],
+      rungs: [{ dir: 'a1b2c3d4-240p', height: 240, peakBandwidth: 300_000, codecs: CODECS }],
     });
     expect(republished.headers.etag).not.toBe(first.headers.etag);
 

@@ -21,11 +21,21 @@ declare global {
     earlySignin?: EarlySignin;
     /** Set by the login screen when it is live: from then on React answers the form. */
     answeredByApp?: boolean;
+    /**
+     * Set by the boot script, called on a signin's success by whoever answered it: the video's
+     * first requests leave at once (startAhead in video-start.ts, which the login's bundle
+     * does not carry).
+     */
+    signedIn?: () => void;
   }
 }
 
-/** The boot script's part: answers the form until the app does; `onSignin` hears the start. */
-export function answerBeforeApp(form: HTMLFormElement, onSignin: () => void) {
+/**
+ * The boot script's part: answers the form until the app does; `onSignin` hears the start,
+ * `signedIn` its success (and the app's).
+ */
+export function answerBeforeApp(form: HTMLFormElement, onSignin: () => void, signedIn: () => void) {
+  form.signedIn = signedIn;
   // index.html has it disabled: with no script at all, a press would put the password in the URL.
   form.querySelector('button[type="submit"]')?.removeAttribute('disabled');
   form.addEventListener('submit', (event) => {
@@ -37,6 +47,7 @@ export function answerBeforeApp(form: HTMLFormElement, onSignin: () => void) {
     const status = form.querySelector('[role="status"]');
     if (status) status.textContent = SUBMITTING_MESSAGE;
     form.earlySignin = { password, result: signin(password) };
+    void form.earlySignin.result.then(({ kind }) => kind === 'ok' && signedIn());
     onSignin();
   });
 }

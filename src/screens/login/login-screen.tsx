@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useRef, type FormEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, type FormEvent } from 'react';
 import type { AuthEvent } from '../../../machines/auth-machine';
 import { useSigninMutation, type SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
@@ -38,9 +38,16 @@ export function LoginScreen() {
   const view = AuthActor.useSelector(selectLoginView, sameLoginView);
   // Before hydration a press of Enter would submit the form natively, password in the URL.
   const hydrated = useHydrated();
-  const signin = useSigninMutation((result) => actorRef.send(eventFor(result)));
   const passwordRef = useRef<HTMLInputElement>(null);
   const formRef = useRef<HTMLFormElement>(null);
+  const toMachine = useCallback(
+    (result: SigninResult) => {
+      if (result.kind === 'ok') formRef.current?.signedIn?.();
+      actorRef.send(eventFor(result));
+    },
+    [actorRef],
+  );
+  const signin = useSigninMutation(toMachine);
 
   // A press the boot script answered before React came: its signin goes to the machine now.
   useLayoutEffect(() => {
@@ -53,9 +60,9 @@ export function LoginScreen() {
     };
     if (!actorRef.getSnapshot().can(event)) return;
     actorRef.send(event);
-    void early.result.then((result) => actorRef.send(eventFor(result)));
+    void early.result.then(toMachine);
     preload(chunks.videoPlayer);
-  }, [actorRef, chunks]);
+  }, [actorRef, chunks, toMachine]);
 
   useEffect(() => {
     if (view.kind === 'wrongPassword') passwordRef.current?.select();

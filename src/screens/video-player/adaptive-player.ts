@@ -207,7 +207,25 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
       set({ renditions: null, playingHeight: null, refused });
     }, 0);
   });
-  hls.attachMedia(video);
+  const { handover } = options;
+  if (!handover) hls.attachMedia(video);
+  else {
+    // The start's Media Source, with the first frame in it: one muxed buffer hls.js takes over
+    // by name, or one of video alone.
+    const { mediaSource, buffer, codecs } = handover;
+    const name = codecs.includes(',') ? 'audiovideo' : 'video';
+    const track = {
+      id: 'main' as const,
+      container: 'video/mp4',
+      codec: codecs,
+      levelCodec: codecs,
+    };
+    hls.attachMedia({
+      media: video,
+      mediaSource,
+      tracks: { [name]: { ...track, buffer, listeners: [] } },
+    });
+  }
   hls.loadSource(options.masterUrl);
 
   return {

@@ -10,13 +10,17 @@ const EARLY_TIMEOUT_MS = 60_000;
  * instead of 14 s. hls.js is handed the answers with their real timings (adaptive-player.ts).
  */
 export function requestEarly(urls: string[]): EarlyRequests {
+  const ahead = window.startAhead;
   return new Map(
     urls.map((url) => {
+      const asked = ahead?.get(url);
+      if (asked && ahead?.delete(url)) return [url, asked] as const;
       const askedAt = performance.now();
-      const response = fetch(url, {
+      const started = fetch(url, {
         credentials: 'same-origin',
         signal: timeoutSignal(EARLY_TIMEOUT_MS),
-      })
+      });
+      const response = started
         .then(async (answer) => {
           const firstByteAt = performance.now();
           if (!answer.ok) return null;
@@ -24,9 +28,18 @@ export function requestEarly(urls: string[]): EarlyRequests {
           return { body, askedAt, firstByteAt, endedAt: performance.now() };
         })
         .catch(() => null);
-      return [url, response] as const;
+      return [url, Object.assign(response, { started: started.catch(() => null) })] as const;
     }),
   );
+}
+
+/**
+ * Asks for `urls` before the video's element exists (a signin just succeeded); the start's own
+ * requestEarly takes these answers instead of asking again. Once per page: a second signin in it
+ * starts its video the ordinary way.
+ */
+export function requestAhead(urls: string[]) {
+  window.startAhead ??= requestEarly(urls);
 }
 
 /**

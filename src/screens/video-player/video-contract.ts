@@ -54,8 +54,20 @@ interface EarlyResponse {
   endedAt: number;
 }
 
-/** By absolute URL; null when the request failed (hls.js then asks again, its own way). */
-export type EarlyRequests = Map<string, Promise<EarlyResponse | null>>;
+/**
+ * By absolute URL; null when the request failed (hls.js then asks again, its own way).
+ * `started` settles when the answer begins to arrive.
+ */
+export type EarlyAnswer = Promise<EarlyResponse | null> & { started: Promise<unknown> };
+export type EarlyRequests = Map<string, EarlyAnswer>;
+
+/** The first frame the start showed before hls.js came (first-frame.ts): hls.js adopts it. */
+export interface MediaHandover {
+  mediaSource: MediaSource;
+  buffer: SourceBuffer;
+  /** What the buffer was made for, as the rendition's playlist says it. */
+  codecs: string;
+}
 
 export interface AttachOptions {
   video: HTMLVideoElement;
@@ -64,6 +76,8 @@ export interface AttachOptions {
   fallBack: () => void;
   /** The requests the start made already, by URL. */
   early: EarlyRequests;
+  /** The Media Source with the first frame in it, if the start made one. */
+  handover: MediaHandover | null;
   /** The rendition folder those requests are for: hls.js starts there. */
   startDir: string;
   /** Where to start, in seconds. */
@@ -99,6 +113,10 @@ declare global {
      * gone by then. A property, not an attribute, so that hydration sees the markup as rendered.
      */
     failedBeforeApp?: boolean;
+  }
+  interface Window {
+    /** The start's requests, made at the signin's success (requestAhead), by URL. */
+    startAhead?: EarlyRequests;
   }
   interface Navigator {
     connection?: LinkHint;

@@ -7,7 +7,8 @@
  */
 import { RUNG_FILES, segmentAt, segmentName, type MediaInfo } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
-import { requestEarly, showPoster } from './early-requests';
+import { requestAhead, requestEarly, showPoster } from './early-requests';
+import { showFirstFrame } from './first-frame';
 import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './media-support';
 import { levelsFor, readChoice, readEstimate, saveEstimate, startRung } from './quality';
 import { readPosition } from './resume-position';
@@ -64,60 +65,86 @@ export function reloadVideo(video: HTMLVideoElement) {
   video.load();
 }
 
-async function start(video: HTMLVideoElement, options: StartOptions) {
-  const { info, storage } = options;
+/** What the start asks for first, from the page's media info and what this device stored. */
+function planStart(info: MediaInfo, storage: SessionStorage) {
   const urls = mediaUrls(info);
   const position = readPosition(storage, urls.position);
-  if (!info || !hasMediaSource()) {
-    showPoster(video, 'now');
-    setSource(video, info && playsHlsNatively(video) ? urls.master : urls.video);
-    resumeAt(video, position);
-    return null;
-  }
-  // With a published ladder and Media Source, hls.js plays it, its chunk and its first four
-  // requests together.
   const choice = readChoice(storage);
   // eslint-disable-next-line compat/compat -- undefined in Safari and Firefox: readEstimate falls back.
   const estimateBps = readEstimate(storage, navigator.connection);
   const rung = startRung(info.rungs, choice, estimateBps);
   const from = position ?? 0;
-  showPoster(video, 'after first frame');
   const index = segmentAt(from, info.firstSegmentS);
-  const first = urls.inRung(rung.dir, segmentName(index));
-  const early = requestEarly([
-    urls.master,
-    urls.inRung(rung.dir, RUNG_FILES.playlist),
-    urls.inRung(rung.dir, RUNG_FILES.init),
-    first,
-  ]);
+  const inRung = (file: string) => urls.inRung(rung.dir, file);
+  const [init, first] = [inRung(RUNG_FILES.init), inRung(segmentName(index))];
+  const asked = [urls.master, inRung(RUNG_FILES.playlist), init, first];
+  return { urls, position, choice, estimateBps, rung, from, index, init, first, asked };
+}
+
+/**
+ * A signin just succeeded: the video's first requests leave now, not once the video screen's
+ * chunk and React have put its element on the page (a round trip later on a slow link).
+ */
+export function startAhead(info: MediaInfo | null, storage: SessionStorage) {
+  if (info && hasMediaSource()) requestAhead(planStart(info, storage).asked);
+}
+
+async function start(video: HTMLVideoElement, options: StartOptions) {
+  const { info, storage } = options;
+  if (!info || !hasMediaSource()) {
+    const urls = mediaUrls(info);
+    showPoster(video, 'now');
+    setSource(video, info && playsHlsNatively(video) ? urls.master : urls.video);
+    resumeAt(video, readPosition(storage, urls.position));
+    return null;
+  }
+  // With a published ladder and Media Source, hls.js plays it; the start asks for its first four
+  // requests at once and shows the first frame before hls.js's chunk is here.
+  const { urls, position, choice, estimateBps, rung, from, index, init, first, asked } = planStart(
+    info,
+    storage,
+  );
+  showPoster(video, 'after first frame');
+  const early = requestEarly(asked);
+  const firstFrame = showFirstFrame(
+    video,
+    { codecs: rung.codecs, durationS: info.durationS },
+    [early.get(init)!, early.get(first)!],
+    from,
+    (url) => setSource(video, url),
+  );
   // The first segment is short (2 s): if hls.js asked for the second only after the first
   // frame (it asks one at a time), on a slow link it would come a round trip too late. So the
-  // start asks for it as soon as hls.js's chunk or the first segment is here, whichever comes
-  // first; not before, as it would share the link with both, which the first frame waits for.
-  let askedNext = false;
-  const askNext = () => {
-    if (askedNext) return;
-    askedNext = true;
-    const next = urls.inRung(rung.dir, segmentName(index + 1));
-    for (const [url, answer] of requestEarly([next])) early.set(url, answer);
-  };
-  // Before hls.js's own wait for the same answer: the next is in the map when it looks.
-  void early.get(first)!.then(askNext);
+  // start asks for it when the first's answer begins to arrive: its round trip then overlaps the
+  // first's bytes without sharing the link with them (asked together, they shared it).
+  const next = urls.inRung(rung.dir, segmentName(index + 1));
+  void early.get(first)!.started.then(() => {
+    for (const [url, answer] of requestEarly([next])) {
+      early.set(url, answer);
+      firstFrame.more(answer);
+    }
+  });
   let player: AdaptivePlayer | null = null;
   try {
+    // hls.js's chunk once the first frame is there: before, it would share the link with it.
+    await firstFrame.shown;
     const { attachAdaptive } = await options.loadAdaptive();
-    askNext();
+    const handover = await firstFrame.handOver();
+    // hls.js's own source after the start's: its load algorithm pauses a play already pressed.
+    const replay = !handover && firstFrame.attached() && !video.paused;
     player = attachAdaptive({
       video,
       masterUrl: urls.master,
       fallBack: () => fallBack(video, urls.video, position),
       early,
+      handover,
       startDir: rung.dir,
       position: from,
       estimateBps,
       levelsFor: (list) => levelsFor(choice, list),
       onEstimate: (bps) => saveEstimate(storage, bps),
     });
+    if (replay) video.play()?.catch(() => {});
   } catch {
     // The chunk did not come (a dead link): the MP4 is the video's own way to play.
   }

@@ -5,25 +5,23 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DESKTOP, PHONE, launchBrowser, returningVisitor } from './browser';
-import type { Browser, Viewport, Visitor } from './browser';
+import type { Viewport, Visitor } from './browser';
 import { atEnd, atMost, exactly, figure, medianOf, seconds } from './measure';
 import type { Measurement, Site } from './measure';
 
-const PAINT_RUNS = 9;
-const SHIFT_RUNS = 3;
+const [PAINT_RUNS, SHIFT_RUNS] = [9, 3];
+const BARE_PAGE =
+  '<!doctype html><html lang="es"><head><meta charset="UTF-8"><meta name="viewport" ' +
+  'content="width=device-width, initial-scale=1"><title>Ingresar</title></head>' +
+  '<body><p>Ingresar</p></body></html>';
 
 /**
  * In the page once it has settled (the entries are buffered: nothing of ours runs before the
  * first paint): FCP, LCP, every layout shift without recent input summed, and what moved.
  */
 function readVitals() {
-  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-  const vitals = {
-    fcp: fcp?.startTime ?? null,
-    lcp: null as number | null,
-    cls: 0,
-    moved: [] as string[],
-  };
+  const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null;
+  const vitals = { fcp, lcp: null as number | null, cls: 0, moved: [] as string[] };
   const observe = (type: string, each: (entry: PerformanceEntry) => void) =>
     new PerformanceObserver((list) => list.getEntries().forEach(each)).observe({
       type,
@@ -40,20 +38,6 @@ function readVitals() {
   // The observers' buffered entries arrive in a task of their own, queued by observe().
   return new Promise<typeof vitals>((resolve) => setTimeout(() => resolve(vitals), 200));
 }
-
-async function loadOnce(browser: Browser, viewport: Viewport, url: string, visitor?: Visitor) {
-  const tab = await browser.tab(viewport);
-  try {
-    if (visitor) await visitor(tab, url);
-    await tab.navigate(url);
-    // React takes the page over and asks for more (the screen's chunk, the signin chunk).
-    await tab.quiet(1_000, 15_000);
-    return await tab.evaluate(readVitals);
-  } finally {
-    await tab.close();
-  }
-}
-
 type Vitals = Awaited<ReturnType<typeof readVitals>>;
 
 /** The worst run, rounded as the table shows it (so that "0.000" is never a miss). */
@@ -67,62 +51,62 @@ function shift(runs: Vitals[]) {
   };
 }
 
-type Key =
-  'fcp' | 'lcp' | 'loginShift' | 'loginShiftDesktop' | 'bareFcp' | 'video' | 'videoDesktop';
+const noShift = exactly(0);
+const FIGURES = {
+  fcp: figure('Login FCP (4× CPU, Fast 3G)', atMost(800, seconds)),
+  lcp: figure('Login LCP (4× CPU, Fast 3G)', atMost(1000, seconds)),
+  loginShift: figure(`Login CLS, ${PHONE.name}`, noShift),
+  loginShiftDesktop: figure(`Login CLS, ${DESKTOP.name}`, noShift),
+  bareFcp: figure('Bare page FCP, same conditions'),
+  video: figure(`VideoPlayer CLS, returning visitor, ${PHONE.name}`, noShift),
+  videoDesktop: figure(`VideoPlayer CLS, returning visitor, ${DESKTOP.name}`, noShift),
+};
 
-export function screensMeasurement(site: Site): Measurement<Key> {
-  const noShift = exactly(0);
-  return {
-    name: `screens: login paints (median of ${PAINT_RUNS}), layout shift of both screens at both sizes (worst of ${SHIFT_RUNS}+), throttled`,
-    timeoutMs: 300_000,
-    figures: {
-      fcp: figure('Login FCP (4× CPU, Fast 3G)', atMost(800, seconds)),
-      lcp: figure('Login LCP (4× CPU, Fast 3G)', atMost(1000, seconds)),
-      loginShift: figure(`Login CLS, ${PHONE.name}`, noShift),
-      loginShiftDesktop: figure(`Login CLS, ${DESKTOP.name}`, noShift),
-      bareFcp: figure('Bare page FCP, same conditions'),
-      video: figure(`VideoPlayer CLS, returning visitor, ${PHONE.name}`, noShift),
-      videoDesktop: figure(`VideoPlayer CLS, returning visitor, ${DESKTOP.name}`, noShift),
-    },
-    async run(signal) {
-      const browser = await launchBrowser(signal);
-      const bare = createServer((_request, response) => {
-        response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-        response.end(
-          '<!doctype html><html lang="es"><head><meta charset="UTF-8"><meta name="viewport" ' +
-            'content="width=device-width, initial-scale=1"><title>Ingresar</title></head>' +
-            '<body><p>Ingresar</p></body></html>',
-        );
-      });
-      await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-      atEnd(signal, async () => void bare.close());
-      const login = `${site.origin}${site.base}/login`;
-      const player = `${site.origin}${site.base}/VideoPlayer`;
-      const visitor = await returningVisitor(site);
-      const page = (viewport: Viewport, url: string, count: number, visitor?: Visitor) => {
-        return { viewport, url, count, visitor, runs: [] as Vitals[] };
-      };
-      const pages = {
-        login: page(PHONE, login, PAINT_RUNS),
-        bare: page(PHONE, `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`, PAINT_RUNS),
-        loginDesktop: page(DESKTOP, login, SHIFT_RUNS),
-        video: page(PHONE, player, SHIFT_RUNS, visitor),
-        videoDesktop: page(DESKTOP, player, SHIFT_RUNS, visitor),
-      };
-      // Interleaved, so that a busier moment of the machine weighs on all alike.
-      for (let i = 0; i < PAINT_RUNS; i += 1) {
-        for (const { viewport, url, count, visitor, runs } of Object.values(pages))
-          if (i < count) runs.push(await loadOnce(browser, viewport, url, visitor));
+export const screensMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: `screens: login paints (median of ${PAINT_RUNS}), layout shift of both screens at both sizes (worst of ${SHIFT_RUNS}+), throttled`,
+  timeoutMs: 300_000,
+  figures: FIGURES,
+  async run(signal) {
+    const browser = await launchBrowser(signal);
+    const bare = createServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      response.end(BARE_PAGE);
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    atEnd(signal, async () => void bare.close());
+    const [login, player] = ['login', 'VideoPlayer'].map(
+      (to) => `${site.origin}${site.base}/${to}`,
+    );
+    const visitor = await returningVisitor(site);
+    const page = (viewport: Viewport, url: string, count: number, visitor?: Visitor) => ({
+      ...{ viewport, url, count, visitor },
+      runs: [] as Vitals[],
+    });
+    const pages = {
+      login: page(PHONE, login!, PAINT_RUNS),
+      bare: page(PHONE, `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`, PAINT_RUNS),
+      loginDesktop: page(DESKTOP, login!, SHIFT_RUNS),
+      video: page(PHONE, player!, SHIFT_RUNS, visitor),
+      videoDesktop: page(DESKTOP, player!, SHIFT_RUNS, visitor),
+    };
+    // Interleaved, so that a busier moment of the machine weighs on all alike.
+    for (let i = 0; i < PAINT_RUNS; i += 1)
+      for (const { viewport, url, count, visitor, runs } of Object.values(pages)) {
+        if (i >= count) continue;
+        const tab = await browser.tab(viewport);
+        await visitor?.(tab, url);
+        await tab.navigate(url);
+        // React takes the page over and asks for more (the screen's chunk, the signin chunk).
+        await tab.quiet(1_000, 15_000);
+        runs.push(await tab.evaluate(readVitals));
+        await tab.close();
       }
-      return {
-        fcp: medianOf(pages.login.runs.map((run) => run.fcp)),
-        lcp: medianOf(pages.login.runs.map((run) => run.lcp)),
-        loginShift: shift(pages.login.runs),
-        loginShiftDesktop: shift(pages.loginDesktop.runs),
-        bareFcp: medianOf(pages.bare.runs.map((run) => run.fcp)),
-        video: shift(pages.video.runs),
-        videoDesktop: shift(pages.videoDesktop.runs),
-      };
-    },
-  };
-}
+    const paints = (key: 'fcp' | 'lcp', runs: Vitals[]) => medianOf(runs.map((run) => run[key]));
+    return {
+      ...{ fcp: paints('fcp', pages.login.runs), lcp: paints('lcp', pages.login.runs) },
+      ...{ loginShift: shift(pages.login.runs), loginShiftDesktop: shift(pages.loginDesktop.runs) },
+      bareFcp: paints('fcp', pages.bare.runs),
+      ...{ video: shift(pages.video.runs), videoDesktop: shift(pages.videoDesktop.runs) },
+    };
+  },
+});

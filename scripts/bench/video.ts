@@ -8,35 +8,24 @@ import {
   kilobytes,
   median,
   medianOf,
-  percent,
+  repeat,
   runsOf,
   seconds,
 } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
-const RUNS = 3;
-const SEEK_FRACTION = 0.8;
-const START_BUDGET = 0.1;
+const [RUNS, SEEK_FRACTION, START_BUDGET] = [3, 0.8, 0.1];
 
 /** A piece of the file as it arrived: where it sits in the file, and when. */
-interface Chunk {
-  at: number;
-  offset: number;
-  bytes: number;
-}
+type Chunk = { at: number; offset: number; bytes: number };
 
 /** Bytes of the file inside [from, to) covered by the chunks, counting each byte once. */
 function bytesWithin(chunks: Chunk[], from: number, to: number): number {
-  const spans = chunks
-    .map((c) => [Math.max(c.offset, from), Math.min(c.offset + c.bytes, to)] as const)
-    .filter(([start, end]) => end > start)
-    .sort((a, b) => a[0] - b[0]);
   let [total, reached] = [0, from];
-  for (const [start, end] of spans) {
-    if (end <= reached) continue;
-    total += end - Math.max(start, reached);
-    reached = end;
+  for (const { offset, bytes } of [...chunks].sort((a, b) => a.offset - b.offset)) {
+    const [start, end] = [Math.max(offset, reached), Math.min(offset + bytes, to)];
+    if (end > start) [total, reached] = [total + end - start, end];
   }
   return total;
 }
@@ -71,18 +60,12 @@ async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
     const afterSeek = seek ? requests.filter((r) => at(r.sentAt) >= seek.requestedAt) : [];
     const seekStart = afterSeek.length ? Math.min(...afterSeek.map((r) => r.start)) : null;
     const end = Math.min(seekStart ?? Infinity, (fileSize ?? 0) * SEEK_FRACTION);
-    const between =
-      seek && fileSize !== null
-        ? bytesWithin(chunks, Math.floor(fileSize * START_BUDGET), Math.floor(end))
-        : null;
+    const [from, to] = [Math.floor((fileSize ?? 0) * START_BUDGET), Math.floor(end)];
     return {
-      frame,
-      fileSize,
-      startBytes,
-      between,
+      ...{ frame, fileSize, startBytes },
+      between: seek && fileSize !== null ? bytesWithin(chunks, from, to) : null,
       // Plays from there, on data from a Range request that skipped the part in between.
-      seekPlays:
-        !!seek?.playsOn && seekStart !== null && !!fileSize && seekStart / fileSize > START_BUDGET,
+      seekPlays: !!seek?.playsOn && !!fileSize && (seekStart ?? 0) / fileSize > START_BUDGET,
       seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null,
     };
   } finally {
@@ -91,48 +74,40 @@ async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
 }
 
 type Run = Awaited<ReturnType<typeof playOnce>>;
+const share = atMost(START_BUDGET * 100, (n) => `${n} % of file`);
+const FIGURES = {
+  frame: figure('VideoPlayer first frame (4× CPU, Fast 3G)', atMost(2500, seconds)),
+  start: figure('Video bytes by first frame', share),
+  seek: figure('Seek to 80 % plays from there', holds('plays, via a Range request')),
+  between: figure('Video bytes fetched between 10 % and the seek point', share),
+};
 
-export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 'seek' | 'between'> {
-  const share = atMost(START_BUDGET * 100, (n) => `${n} % of file`);
-  return {
-    name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
-    timeoutMs: 180_000,
-    figures: {
-      frame: figure('VideoPlayer first frame (4× CPU, Fast 3G)', atMost(2500, seconds)),
-      start: figure('Video bytes by first frame', share),
-      seek: figure('Seek to 80 % plays from there', holds('plays, via a Range request')),
-      between: figure('Video bytes fetched between 10 % and the seek point', share),
-    },
-    async run(signal) {
-      const browser = await launchBrowser(signal);
-      const visitor = await returningVisitor(site);
-      const runs: Run[] = [];
-      for (let i = 0; i < RUNS; i += 1) runs.push(await playOnce(browser, site, visitor));
-      const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
-      const ofFile = (pick: (run: Run) => number | null) => {
-        const bytes = median(runs.map(pick));
-        const known = bytes !== null && size !== null;
-        return {
-          value: known ? `${kilobytes(bytes)} (${percent(bytes, size)})` : 'n/a',
-          measured: known ? (100 * bytes) / size : null,
-          note: runsOf(runs.map(pick), kilobytes),
-        };
-      };
-      const seekFrame = median(runs.map((run) => run.seekFrame));
-      const plays = runs.every((run) => run.seekPlays);
+export const videoMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
+  timeoutMs: 180_000,
+  figures: FIGURES,
+  async run(signal) {
+    const [browser, visitor] = [await launchBrowser(signal), await returningVisitor(site)];
+    const runs = await repeat(RUNS, () => playOnce(browser, site, visitor));
+    const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
+    const ofFile = (pick: (run: Run) => number | null) => {
+      const bytes = median(runs.map(pick));
+      const known = bytes !== null && size !== null;
       return {
-        frame: medianOf(runs.map((run) => run.frame)),
-        start: ofFile((run) => run.startBytes),
-        seek: {
-          value: plays ? `yes, frame after ${seconds(seekFrame)}` : 'no',
-          measured: plays,
-          note: runsOf(
-            runs.map((run) => run.seekFrame),
-            seconds,
-          ),
-        },
-        between: ofFile((run) => run.between),
+        value: known ? `${kilobytes(bytes)} (${((100 * bytes) / size).toFixed(1)} %)` : 'n/a',
+        measured: known ? (100 * bytes) / size : null,
+        note: runsOf(runs.map(pick), kilobytes),
       };
-    },
-  };
-}
+    };
+    const [seekFrames, plays] = [runs.map((run) => run.seekFrame), runs.every((r) => r.seekPlays)];
+    return {
+      frame: medianOf(runs.map((run) => run.frame)),
+      start: ofFile((run) => run.startBytes),
+      seek: {
+        value: plays ? `yes, frame after ${seconds(median(seekFrames))}` : 'no',
+        ...{ measured: plays, note: runsOf(seekFrames, seconds) },
+      },
+      between: ofFile((run) => run.between),
+    };
+  },
+});

@@ -5,19 +5,10 @@ import { CURRENT_FILE, PUBLISHED, parsePointer, type Manifest } from '../../conf
 import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
-import { trackRequests, type Browser, type Link } from './browser';
+import { trackRequests, videoScreen, type Browser, type Link } from './browser';
 import { startBenchServer } from './load';
-import {
-  REFERENCE,
-  atEnd,
-  atLeast,
-  atMost,
-  exactly,
-  holds,
-  kilobytes,
-  seconds,
-  sleep,
-} from './measure';
+import { REFERENCE, atEnd, atLeast, atMost, exactly, holds, seconds } from './measure';
+import { kilobytes, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
 
@@ -25,10 +16,7 @@ import { watchVideo, type Watch } from './watch-video';
 const EDGE = link(1000, 200_000, 100_000);
 const [CACHE, WATCH_MS, DROP_AT_MS] = ['bench-results/adaptive', 60_000, 20_000];
 
-/**
- * A bench server on the bench's 720p source, published (both made once, minutes of encoding, and
- * cached in CACHE), for the measurement behind `signal`: its site, folder and manifest.
- */
+/** A bench server on the publish of the 720p source (both made once, in minutes, and cached). */
 export async function mediaSite(site: Site, name: string, signal: AbortSignal) {
   const [source, mediaDir] = [join(CACHE, 'source.mp4'), join(CACHE, 'published')];
   if (!existsSync(source)) {
@@ -52,44 +40,39 @@ type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
 
 /** On the phone's size, the throttled link and the machine's own CPU: the stalls are the link's. */
 async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Scenario) {
-  const tab = await browser.tab(PHONE, { link, slowCpu: false });
-  try {
-    const url = `${site.origin}${site.base}/VideoPlayer`;
-    await (
-      await returningVisitor(site)
-    )(tab, url);
-    const watch = await watchVideo(tab, 'loadstart');
-    const requests = trackRequests(tab);
-    await tab.navigate(url, false);
-    const startedAt = Date.now();
-    const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
-    if (dropTo || seek) await watch.firstFrame(WATCH_MS);
-    if (dropTo) {
-      const { firstFrameAt } = await watch.read();
-      await sleep((firstFrameAt ?? 0) + DROP_AT_MS - (Date.now() - startedAt));
-      run.heightBeforeDrop = (await watch.read()).heightAtEnd;
-      await tab.cdp.Network.emulateNetworkConditions(dropTo);
-    }
-    if (seek) {
-      await sleep(3_000);
-      const seeked = await watch.seek(0.8);
-      run.seekMs = seeked?.frameAt != null ? seeked.frameAt - seeked.requestedAt : null;
-    } else {
-      await sleep(WATCH_MS - (Date.now() - startedAt));
-      run.stillStalled = await tab.evaluate(() => {
-        const video = document.querySelector('video');
-        return !!video && !video.paused && video.readyState < 3;
-      });
-    }
-    // Each request's bytes on the wire, or what came of it so far (media data comes without its
-    // encoded length).
-    let down = 0;
-    for (const { wire, chunks } of requests.all())
-      down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
-    return { ...(await watch.read()), down, up: requests.up(), ...run };
-  } finally {
-    await tab.close();
+  const [tab, url] = [await browser.tab(PHONE, { link, slowCpu: false }), videoScreen(site)];
+  await (
+    await returningVisitor(site)
+  )(tab, url);
+  const watch = await watchVideo(tab, 'loadstart');
+  const requests = trackRequests(tab);
+  await tab.navigate(url, false);
+  const startedAt = Date.now();
+  const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
+  if (dropTo || seek) await watch.firstFrame(WATCH_MS);
+  if (dropTo) {
+    await sleep(((await watch.read()).firstFrameAt ?? 0) + DROP_AT_MS - (Date.now() - startedAt));
+    run.heightBeforeDrop = (await watch.read()).heightAtEnd;
+    await tab.setLink(dropTo);
   }
+  if (seek) {
+    await sleep(3_000);
+    const seeked = await watch.seek(0.8);
+    run.seekMs = seeked?.frameAt != null ? seeked.frameAt - seeked.requestedAt : null;
+  } else {
+    await sleep(WATCH_MS - (Date.now() - startedAt));
+    run.stillStalled = await tab.evaluate(() => {
+      const video = document.querySelector('video');
+      return !!video && !video.paused && video.readyState < 3;
+    });
+  }
+  // Bytes on the wire, or what came so far (media data comes without its encoded length).
+  let down = 0;
+  for (const { wire, chunks } of requests.all())
+    down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
+  const watched = await watch.read();
+  await tab.close();
+  return { ...watched, down, up: requests.up(), ...run };
 }
 
 type Run = Watch & Awaited<ReturnType<typeof runOnce>>;

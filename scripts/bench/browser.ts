@@ -1,7 +1,4 @@
-/**
- * The one browser driver: Chromium by chrome-launcher, driven by chrome-remote-interface, throttled
- * as DevTools' presets do it (not Playwright: its init scripts cost the login 30 ms of FCP).
- */
+/** The one browser driver: chrome-launcher and chrome-remote-interface (docs/benchmarks.md). */
 import CDP from 'chrome-remote-interface';
 import * as chromeLauncher from 'chrome-launcher';
 import { SESSION_KEY, newSession } from '../../machines/session';
@@ -55,8 +52,9 @@ export function chromiumPath(): string {
 const pageSource = <A>(fn: (arg: A) => unknown, arg?: A) =>
   `(() => { globalThis.__name ??= (f) => f; return (${fn.toString()})(${JSON.stringify(arg) ?? ''}); })()`;
 
-type TabOptions = Partial<{ link: Link; slowCpu: boolean; cache: boolean } & Workers>;
-type Workers = { contextId: string; workers: boolean };
+/** contextId: an earlier tab's (cache, cookies, storage, worker); workers: on this tab's link. */
+type TabOptions = Partial<{ link: Link; slowCpu: boolean; cache: boolean } & Context>;
+type Context = { contextId: string; workers: boolean };
 export type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 export type Tab = Awaited<ReturnType<Browser['tab']>>;
 
@@ -69,10 +67,7 @@ export async function launchBrowser(signal: AbortSignal) {
   });
   const { port } = chrome;
   const browser = await CDP({ target: (await CDP.Version({ port })).webSocketDebuggerUrl });
-  atEnd(signal, async () => {
-    await browser.close().catch(() => undefined);
-    chrome.kill();
-  });
+  atEnd(signal, () => browser.close().finally(() => chrome.kill()));
 
   // A service worker's fetches run in its own target, which a page's conditions do not throttle
   // (puppeteer#4305): once asked, every worker, now and to come, gets `workerLink` before it runs.
@@ -80,45 +75,30 @@ export async function launchBrowser(signal: AbortSignal) {
   let workerLink: Link | null = null;
   const throttle = (id: string) =>
     browser.send('Network.emulateNetworkConditions', workerLink!, id).catch(() => undefined);
-  browser.on('Target.attachedToTarget', ({ sessionId: id }: { sessionId: string }) => {
+  type Session = { sessionId: string };
+  browser.on('Target.attachedToTarget', ({ sessionId: id }: Session) => {
     const ready = browser.send('Network.enable', {}, id).then(() => throttle(id));
     const run = () => browser.send('Runtime.runIfWaitingForDebugger', undefined, id);
     workers.set(id, ready.finally(run).catch(() => undefined) as Promise<unknown>);
   });
-  browser.on('Target.detachedFromTarget', ({ sessionId }: { sessionId: string }) =>
-    workers.delete(sessionId),
-  );
+  browser.on('Target.detachedFromTarget', (e: Session) => workers.delete(e.sessionId));
   /** Every service worker on `to`, from now on; null: none throttled (all detached), as before. */
   async function throttleWorkers(to: Link | null) {
-    const [first, attach] = [!workerLink, !!to];
+    const [first, on] = [!workerLink, !!to];
     workerLink = to;
     const filter = [{ type: 'service_worker', exclude: false }];
-    if (first || !to)
-      await browser.Target.setAutoAttach({
-        autoAttach: attach,
-        waitForDebuggerOnStart: attach,
-        flatten: true,
-        filter,
-      });
+    const autoAttach = { autoAttach: on, waitForDebuggerOnStart: on, flatten: true, filter };
+    if (first || !on) await browser.Target.setAutoAttach(autoAttach);
     if (to) await Promise.all([...workers].map(([id, ready]) => ready.then(() => throttle(id))));
   }
 
-  /**
-   * A tab emulating `viewport` on `link` (Fast 3G) and a 4× slower CPU unless told; `cache`: the
-   * HTTP cache on; `contextId`: an earlier tab's browser context (its cache, cookies, storage,
-   * worker); `workers`: the service workers follow this tab's link.
-   */
-  async function tab(
-    { width, height, deviceScaleFactor, mobile }: Viewport,
-    options: TabOptions = {},
-  ) {
+  /** A tab on Fast 3G with a 4× slower CPU and no HTTP cache, in a new context, unless told. */
+  async function tab(viewport: Viewport, options: TabOptions = {}) {
     const { link = FAST_3G, slowCpu = true, cache = false, workers: follow = false } = options;
-    const contextId =
+    const browserContextId =
       options.contextId ?? (await browser.Target.createBrowserContext({})).browserContextId;
-    const { targetId } = await browser.Target.createTarget({
-      url: 'about:blank',
-      browserContextId: contextId,
-    });
+    const blank = { url: 'about:blank', browserContextId };
+    const { targetId } = await browser.Target.createTarget(blank);
     const page = await CDP({ target: `ws://127.0.0.1:${port}/devtools/page/${targetId}` });
     const setLink = async (to: Link) => {
       await page.Network.emulateNetworkConditions(to);
@@ -128,6 +108,7 @@ export async function launchBrowser(signal: AbortSignal) {
     await page.Network.setCacheDisabled({ cacheDisabled: !cache });
     await setLink(link);
     if (slowCpu) await page.Emulation.setCPUThrottlingRate({ rate: CPU_SLOWDOWN });
+    const { width, height, deviceScaleFactor, mobile } = viewport;
     await page.Emulation.setDeviceMetricsOverride({ width, height, deviceScaleFactor, mobile });
     await page.Emulation.setTouchEmulationEnabled({ enabled: mobile });
     await page.Emulation.setLocaleOverride({ locale: 'es-AR' });
@@ -155,7 +136,7 @@ export async function launchBrowser(signal: AbortSignal) {
     return {
       /** The tab's own protocol client, for its events and what the bench does not wrap. */
       cdp: page,
-      ...{ contextId, setLink, evaluate },
+      ...{ contextId: browserContextId, setLink, evaluate },
       /** Runs `fn(arg)` in every document of this tab before its own scripts. */
       beforeScripts: <A>(fn: (arg: A) => void, arg?: A) =>
         page.Page.addScriptToEvaluateOnNewDocument({ source: pageSource(fn, arg) }),
@@ -182,8 +163,7 @@ export async function launchBrowser(signal: AbortSignal) {
         if (follow) await throttleWorkers(null);
         await page.close();
         await browser.Target.closeTarget({ targetId });
-        if (!options.contextId)
-          await browser.Target.disposeBrowserContext({ browserContextId: contextId });
+        if (!options.contextId) await browser.Target.disposeBrowserContext({ browserContextId });
       },
     };
   }
@@ -196,10 +176,7 @@ type Place = { start: number; size: number | null };
 type Data = { chunks: [number, number, number][]; wire: number | null };
 type Tracked = { type?: string; method: string; url: string; sentAt: number } & Place & Data;
 
-/**
- * Every request `tab` makes from now on, and the bytes sent up; `clock()` puts protocol times on
- * the page's (ms since navigation start).
- */
+/** Every request of `tab` from now on, the bytes sent up; clock(): protocol times as page times. */
 export function trackRequests(tab: Tab) {
   const requests = new Map<string, Tracked>();
   const { Network } = tab.cdp;
@@ -240,6 +217,8 @@ export function trackRequests(tab: Tab) {
   };
   return { all: () => [...requests.values()], up: () => up, clock };
 }
+
+export const videoScreen = ({ origin, base }: Site) => `${origin}${base}/VideoPlayer`;
 
 /** A returning visitor: the server's session cookie and the app's stored session, for a tab. */
 export async function returningVisitor(site: Site) {

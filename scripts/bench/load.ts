@@ -1,7 +1,4 @@
-/**
- * The server under a signin flood, probed at a steady rate, on one instance, then on two sharing
- * one Redis (docs/benchmarks.md); the flood is this file again, forked (its CPU is not ours).
- */
+/** Signin floods, on one instance and on two sharing Redis (docs/benchmarks.md). */
 import type { Request } from 'autocannon';
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,11 +11,7 @@ import { startServer, type RunningServer } from '../test-support/test-server';
 import { atEnd, atMost, cannon, exactly, figure, quantile, sleep } from './measure';
 import type { Measurement, Reading, Site } from './measure';
 
-/**
- * The server as in production, with its own password hash and secret, but generous per-address
- * signin limits, so that the flood's signins (one address each, through the loopback proxy) reach
- * the hashing.
- */
+/** As in production, but with per-address limits that let the flood's signins reach the hashing. */
 export const BENCH_SERVER_ENV = {
   ...{ NODE_ENV: 'production', TRUST_PROXY: '127.0.0.1', SIGNIN_FREE_FAILURES: '20' },
   ...{ SIGNIN_MAX_FAILURES_PER_HOUR: '100', SIGNIN_MAX_REQUESTS_PER_MINUTE: '10000' },
@@ -38,7 +31,7 @@ export async function startBenchServer(password: string, name: string, env = {})
 
 const PROBE = { connections: 2, overallRate: 100 } as const;
 const FLOOD = { connections: 50, durationS: 10, niceness: 10 } as const;
-/** Probes alone for ALONE_S before and after; under the flood from its ramp's end to before its end. */
+/** Probes alone for ALONE_S before and after; under the flood from its ramp's end on. */
 const [ALONE_S, FLOOD_RAMP_MS, PROBE_UNDER_FLOOD_S] = [5, 500, 8];
 const VIDEO_RANGE = 'bytes=0-65535';
 
@@ -85,9 +78,7 @@ if (process.env.BENCH_FLOOD) {
   });
   instance.once('start', () => process.send?.({ kind: 'started' }));
   const { statusCodeStats = {}, requests } = await instance;
-  const statusCounts = Object.entries(statusCodeStats).map(
-    ([code, { count }]) => `${count}× ${code}`,
-  );
+  const statusCounts = Object.entries(statusCodeStats).map(([code, n]) => `${n.count}× ${code}`);
   process.send?.({ kind: 'done', statusCounts, total: requests.total }, () => process.exit(0));
 }
 
@@ -110,7 +101,7 @@ function startFlood({ origin, username, password }: Site, signal: AbortSignal) {
   return { started: message('started'), done };
 }
 
-/** One flood on `site`; `onFlood` is called as its process starts (the proxy section kills an instance then). */
+/** One flood on `site`; `onFlood` as its process starts (the proxy section's kill). */
 async function floodOnce(site: Site, signal: AbortSignal, onFlood = () => {}) {
   const { cookie } = await signedIn(site);
   await probeBoth(site, cookie, 1); // warm-up: JIT and file handles, not the flood
@@ -135,32 +126,25 @@ async function floodOnce(site: Site, signal: AbortSignal, onFlood = () => {}) {
     const [ms, times] = [(n: number) => `${n.toFixed(2)} ms`, during / alone];
     return { value: `${ms(during)} vs ${ms(alone)} alone (${times.toFixed(1)}×)`, measured: times };
   };
-  const errors = flooded.page.errors + flooded.video.errors;
-  const aloneErrors = [before, after].reduce(
-    (sum, { page, video }) => sum + page.errors + video.errors,
-    0,
-  );
+  const errorsOf = ({ page, video }: typeof before) => page.errors + video.errors;
+  const errors = errorsOf(flooded);
   return {
-    page: ratio('page'),
-    video: ratio('video'),
+    ...{ page: ratio('page'), video: ratio('video') },
     errors: {
       value: `${errors} of ${flooded.page.count + flooded.video.count}`,
-      measured: errors + aloneErrors,
+      measured: errors + errorsOf(before) + errorsOf(after),
       note: `flood: ${total} signins (${statusCounts.join(', ')})`,
     },
     rss: { value: `${rssPeak.toFixed(0)} MB`, measured: rssPeak },
   };
 }
 
-const TIMES = atMost(3, (n) => `${n}× alone`);
+const [TIMES, MB] = [atMost(3, (n) => `${n}× alone`), (mb: number) => `${mb} MB`];
 const LOAD = {
   page: figure('Login page p99 under signin flood', TIMES),
   video: figure('Video Range p99 under signin flood', TIMES),
   errors: figure('Page+video errors under flood', exactly(0)),
-  rss: figure(
-    'Server RSS peak under flood',
-    atMost(300, (mb) => `${mb} MB`),
-  ),
+  rss: figure('Server RSS peak under flood', atMost(300, MB)),
 };
 
 export const loadMeasurement = (site: Site): Measurement<keyof typeof LOAD> => ({
@@ -172,30 +156,21 @@ export const loadMeasurement = (site: Site): Measurement<keyof typeof LOAD> => (
 
 /** Two bench servers on one redis-server and one cookie secret, as behind a load balancer. */
 export async function twoInstancesOnRedis(site: Site, name: string, signal: AbortSignal, env = {}) {
-  const redis = await startRedis();
-  const password = randomBytes(12).toString('base64url');
-  const shared = {
-    ...env,
-    REDIS_URL: redis.url,
-    SESSION_SECRET: randomBytes(48).toString('base64'),
-  };
+  const [redis, password] = [await startRedis(), randomBytes(12).toString('base64url')];
   const servers: RunningServer[] = [];
   atEnd(signal, async () => {
     await Promise.all(servers.map((server) => server.stop()));
     await redis.stop();
   }); // also after a failed start
+  const secret = randomBytes(48).toString('base64');
+  const shared = { ...env, REDIS_URL: redis.url, SESSION_SECRET: secret };
   for (const which of ['a', 'b'])
     servers.push(await startBenchServer(password, `server-${name}-${which}`, shared));
-  const sites = servers.map(({ origin, process }) => ({
-    ...site,
-    origin,
-    pid: process.pid!,
-    password,
-  }));
-  return { servers: servers as [RunningServer, RunningServer], sites, password };
+  const sites = servers.map((s) => ({ ...site, origin: s.origin, pid: s.process.pid!, password }));
+  return { servers: servers as [RunningServer, RunningServer], sites };
 }
 
-/** The flood on two sites at once, B 2 s after A (the shared limiter admits one attempt in flight per address). */
+/** The flood on two sites, B 2 s after A (the shared limiter: one attempt per address at once). */
 export const floodBoth = ([a, b]: Site[], signal: AbortSignal, onFlood?: () => void) =>
   Promise.all([
     floodOnce(a!, signal, onFlood),
@@ -222,14 +197,11 @@ export const redisMeasurement = (site: Site): Measurement<keyof typeof REDIS> =>
   figures: REDIS,
   async run(signal) {
     const memory = await floodOnce(site, signal);
-    const [a, b] = await floodBoth(
-      (await twoInstancesOnRedis(site, 'redis', signal)).sites,
-      signal,
-    );
+    const { sites } = await twoInstancesOnRedis(site, 'redis', signal);
+    const [a, b] = await floodBoth(sites, signal);
     const errors = [memory, a, b].reduce((sum, run) => sum + Number(run.errors.measured), 0);
     return {
-      memoryPage: memory.page,
-      memoryVideo: memory.video,
+      ...{ memoryPage: memory.page, memoryVideo: memory.video },
       redisPage: bothInstances(a.page, b.page),
       redisVideo: bothInstances(a.video, b.video),
       errors: {

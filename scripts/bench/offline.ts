@@ -1,6 +1,6 @@
 /** Watching with no signal (issue 22) on the bench's 720p publish: docs/benchmarks.md. */
 import { mediaSite } from './adaptive';
-import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor } from './browser';
+import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
 import type { Browser, Link, Visitor } from './browser';
 import { atMost, figure, kilobytes, medianOf, repeat, seconds, sleep } from './measure';
 import type { Measurement, Site } from './measure';
@@ -69,7 +69,7 @@ export const offlineMeasurement = (site: Site): Measurement<keyof typeof FIGURES
   figures: FIGURES,
   async run(signal) {
     const { site: on } = await mediaSite(site, 'offline', signal);
-    const url = `${on.origin}${site.base}/VideoPlayer`;
+    const url = videoScreen(on);
     const [visitor, browser] = [await returningVisitor(on), await launchBrowser(signal)];
     // Not played: the download alone on the link (hls.js still buffers its start). Its fetches
     // pass through the service worker once its cache exists: the worker's link is Fast 3G too.

@@ -1,7 +1,4 @@
-/**
- * Segments through nginx over HTTPS and straight from one instance (CPU per GB, login p99), then
- * the Redis section's flood through nginx with one instance killed: docs/benchmarks.md.
- */
+/** Segments via nginx and straight; the Redis flood via nginx, one killed: docs/benchmarks.md. */
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -14,7 +11,7 @@ import { bothInstances, floodBoth, startBenchServer, twoInstancesOnRedis } from 
 import { atEnd, atMost, exactly, figure, quantile, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 
-/** KILL_AFTER_MS: once both floods run, this long before one instance is killed (the middle of both). */
+/** KILL_AFTER_MS: from both floods' start to the kill (the middle of both). */
 const [VIEWERS, PACE_BITS_PER_S, DURATION_S, KILL_AFTER_MS] = [200, 500_000, 30, 3_000];
 /** The failover's access log (method, path, status, the instances asked; never a cookie). */
 const FAILOVER_LOG = 'reports/bench-proxy-failover-access.log';
@@ -30,18 +27,10 @@ const cpuSeconds = (pids: number[]) =>
     }
   }, 0);
 
-/**
- * For DURATION_S, the viewers, arriving over the first segment's 6 s, each fetch `segments` in
- * turn at PACE_BITS_PER_S (a failure is counted and asked again a second later), and the login
- * is asked every 100 ms; the CPU of `pids` per GB served.
- */
-async function watch(
-  origin: string,
-  cookie: string,
-  pids: () => number[],
-  login: string,
-  segments: string[],
-) {
+type Watched = { origin: string; cookie: string; pids: () => number[] };
+// Viewers arriving over 6 s fetch `segments` in turn at PACE_BITS_PER_S (a failure again a second
+// later), the login every 100 ms, for DURATION_S: the CPU of `pids` per GB served, login p99.
+async function watch({ origin, cookie, pids }: Watched, login: string, segments: string[]) {
   const options = { keepAlive: true, maxSockets: VIEWERS + 4, rejectUnauthorized: false };
   const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
   const get = (path: string, headers = {}) =>
@@ -77,10 +66,8 @@ async function watch(
   };
 }
 
-/**
- * From nginx's access log: how many requests it passed on to the other instance, and the signins
- * that failed (from 400 on but a signin's 401 and 429, and 499, the client's own at its end).
- */
+// nginx's access log: requests passed on to the other instance, and failed signins (from 400 on
+// but a signin's 401 and 429, and 499, the client's own at its end).
 function readAccessLog(file: string) {
   const answers = readFileSync(file, 'utf8')
     .split('\n')
@@ -92,21 +79,14 @@ function readAccessLog(file: string) {
   return { total: answers.length, retried, failedSignins: answers.filter(failedSignin).length };
 }
 
-/**
- * The Redis section's floods on two instances through nginx over HTTPS (the video from MEDIA_DIR
- * by nginx, as deployed); the second is killed (SIGKILL) KILL_AFTER_MS after both floods started.
- */
+/** The Redis section's floods through nginx (as deployed); the second instance is SIGKILLed. */
 async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const env = { MEDIA_DIR: mediaDir, DIST_DIR: site.distDir };
   const { servers, sites } = await twoInstancesOnRedis(site, 'failover', signal, env);
   rmSync(FAILOVER_LOG, { force: true }); // nginx appends to it, from its own prefix if relative
   const upstreams = servers.map((server) => new URL(server.origin).host);
-  const proxy = await startProxy({
-    upstreams,
-    mediaDir,
-    workers: 'auto',
-    accessLog: resolve(FAILOVER_LOG),
-  });
+  const accessLog = resolve(FAILOVER_LOG);
+  const proxy = await startProxy({ upstreams, mediaDir, workers: 'auto', accessLog });
   // signedIn (test-server.ts) speaks node:http, which speaks TLS through an HTTPS agent.
   const agent = new HttpsAgent({ rejectUnauthorized: false });
   atEnd(signal, async () => void agent.destroy());
@@ -148,11 +128,8 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
     const env = { MEDIA_DIR: dir, DIST_DIR: site.distDir };
     const server = await startBenchServer(site.password, 'server-proxy', env);
     const { origin } = server;
-    const proxy = await startProxy({
-      upstreams: [new URL(origin).host],
-      mediaDir: dir,
-      workers: 'auto',
-    });
+    const upstreams = [new URL(origin).host];
+    const proxy = await startProxy({ upstreams, mediaDir: dir, workers: 'auto' });
     atEnd(signal, async () => {
       await proxy.stop();
       await server.stop();
@@ -166,13 +143,14 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
     const login = () => signedIn({ ...site, origin }).catch(() => signedIn({ ...site, origin }));
     // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
     const proxyCookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
-    const nginxPids = () => [proxy.pid, ...workerPids(proxy.pid)];
-    const page = `${site.base}/login`;
-    const proxied = await watch(proxy.origin, proxyCookie, nginxPids, page, segments);
-    const serverPid = () => [server.process.pid!];
-    const direct = await watch(origin, (await login()).cookie, serverPid, page, segments);
+    const nginx = { origin: proxy.origin, cookie: proxyCookie };
+    const pids = () => [proxy.pid, ...workerPids(proxy.pid)];
+    const proxied = await watch({ ...nginx, pids }, `${site.base}/login`, segments);
+    const straight = { origin, cookie: (await login()).cookie, pids: () => [server.process.pid!] };
+    const direct = await watch(straight, `${site.base}/login`, segments);
     const { first, second, killed, log } = await floodAndKill(site, dir, signal);
     const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
+    const errors = `A ${first.errors.value}, B ${second.errors.value}`;
     return {
       ...{ proxyCpu: proxied.cpu, directCpu: direct.cpu },
       ...{ proxyPage: proxied.page, directPage: direct.page },
@@ -181,9 +159,7 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
         measured: proxied.failed + direct.failed,
       },
       failoverFailed: {
-        value: killed
-          ? `A ${first.errors.value}, B ${second.errors.value}`
-          : 'no instance was killed',
+        value: killed ? errors : 'no instance was killed',
         measured: killed ? failoverErrors : null,
         note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
       },

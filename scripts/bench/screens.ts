@@ -1,7 +1,4 @@
-/**
- * The login's paints (median of 9) and both screens' layout shift at two sizes (worst of 3) on a
- * throttled phone, beside a bare page's FCP: what no page can beat here.
- */
+/** The login's paints, both screens' layout shift at two sizes, a bare page's FCP (docs). */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DESKTOP, PHONE, launchBrowser, returningVisitor } from './browser';
@@ -15,10 +12,8 @@ const BARE_PAGE =
   'content="width=device-width, initial-scale=1"><title>Ingresar</title></head>' +
   '<body><p>Ingresar</p></body></html>';
 
-/**
- * In the page once it has settled (the entries are buffered: nothing of ours runs before the
- * first paint): FCP, LCP, every layout shift without recent input summed, and what moved.
- */
+// In the settled page (buffered entries: nothing of ours runs before the first paint): FCP, LCP,
+// the layout shifts without recent input summed, and what moved.
 function readVitals() {
   const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null;
   const vitals = { fcp, lcp: null as number | null, cls: 0, moved: [] as string[] };

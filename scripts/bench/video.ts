@@ -1,17 +1,8 @@
 /** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
-import { PHONE, launchBrowser, returningVisitor, trackRequests } from './browser';
+import { PHONE, launchBrowser, returningVisitor, trackRequests, videoScreen } from './browser';
 import type { Browser, Visitor } from './browser';
-import {
-  atMost,
-  figure,
-  holds,
-  kilobytes,
-  median,
-  medianOf,
-  repeat,
-  runsOf,
-  seconds,
-} from './measure';
+import { atMost, figure, holds, kilobytes, median, medianOf, runsOf, seconds } from './measure';
+import { repeat } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
@@ -32,45 +23,40 @@ function bytesWithin(chunks: Chunk[], from: number, to: number): number {
 
 /** One visit: the first frame, the bytes by then, the seek and the bytes in between. */
 async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
-  const tab = await browser.tab(PHONE);
-  try {
-    const url = `${site.origin}${site.base}/VideoPlayer`;
-    await visitor(tab, url);
-    const watch = await watchVideo(tab, 'metadata');
-    const tracked = trackRequests(tab);
-    await tab.navigate(url, false);
-    const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
-    const { firstFrameAt: frame } = await watch.read();
-    const at = await tracked.clock();
-    const requests = tracked.all().filter((request) => request.type === 'Media');
-    const fileSize = requests.find((request) => request.size !== null)?.size ?? null;
-    // Each chunk placed in the file: its answer's start and the chunks before it.
-    const chunks: Chunk[] = requests.flatMap(({ start, chunks }) => {
-      let offset = start;
-      return chunks.map(([time, bytes]) => ({
-        at: at(time),
-        offset: (offset += bytes) - bytes,
-        bytes,
-      }));
-    });
-    const startBytes =
-      frame === null ? null : chunks.filter((c) => c.at <= frame).reduce((s, c) => s + c.bytes, 0);
-    // The part in between ends where the seek's own request starts (the keyframe before 80 % of
-    // the time sits a little before 80 % of the bytes), or at 80 % if there was no such request.
-    const afterSeek = seek ? requests.filter((r) => at(r.sentAt) >= seek.requestedAt) : [];
-    const seekStart = afterSeek.length ? Math.min(...afterSeek.map((r) => r.start)) : null;
-    const end = Math.min(seekStart ?? Infinity, (fileSize ?? 0) * SEEK_FRACTION);
-    const [from, to] = [Math.floor((fileSize ?? 0) * START_BUDGET), Math.floor(end)];
-    return {
-      ...{ frame, fileSize, startBytes },
-      between: seek && fileSize !== null ? bytesWithin(chunks, from, to) : null,
-      // Plays from there, on data from a Range request that skipped the part in between.
-      seekPlays: !!seek?.playsOn && !!fileSize && (seekStart ?? 0) / fileSize > START_BUDGET,
-      seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null,
-    };
-  } finally {
-    await tab.close();
-  }
+  const [tab, url] = [await browser.tab(PHONE), videoScreen(site)];
+  await visitor(tab, url);
+  const watch = await watchVideo(tab, 'metadata');
+  const tracked = trackRequests(tab);
+  await tab.navigate(url, false);
+  const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
+  const [{ firstFrameAt: frame }, at] = [await watch.read(), await tracked.clock()];
+  await tab.close();
+  const requests = tracked.all().filter((request) => request.type === 'Media');
+  const fileSize = requests.find((request) => request.size !== null)?.size ?? 0;
+  // Each chunk placed in the file: its answer's start and the chunks before it.
+  const chunks: Chunk[] = requests.flatMap(({ start, chunks }) => {
+    let offset = start;
+    return chunks.map(([time, bytes]) => ({
+      at: at(time),
+      offset: (offset += bytes) - bytes,
+      bytes,
+    }));
+  });
+  const sum = (within: Chunk[]) => within.reduce((total, c) => total + c.bytes, 0);
+  // The part in between ends where the seek's own request starts (the keyframe before 80 % of
+  // the time sits a little before 80 % of the bytes), or at 80 % if there was no such request.
+  const afterSeek = seek ? requests.filter((r) => at(r.sentAt) >= seek.requestedAt) : [];
+  const seekStart = afterSeek.length ? Math.min(...afterSeek.map((r) => r.start)) : null;
+  const end = Math.min(seekStart ?? Infinity, fileSize * SEEK_FRACTION);
+  const [from, to] = [Math.floor(fileSize * START_BUDGET), Math.floor(end)];
+  return {
+    fileSize: fileSize || null,
+    startBytes: frame === null ? null : sum(chunks.filter((c) => c.at <= frame)),
+    between: seek && fileSize ? bytesWithin(chunks, from, to) : null,
+    // Plays from there, on data from a Range request that skipped the part in between.
+    seekPlays: !!seek?.playsOn && !!fileSize && (seekStart ?? 0) / fileSize > START_BUDGET,
+    ...{ frame, seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null },
+  };
 }
 
 type Run = Awaited<ReturnType<typeof playOnce>>;

@@ -1,10 +1,8 @@
-/** The one way of watching the page's <video> (video, adaptive, first visit, offline), on its clock. */
+/** The one way of watching the page's <video> in the video sections, on the page's clock. */
 import type { Tab } from './browser';
 
-/**
- * Stalls: each `waiting` → `playing` after the first frame, and the time spent waiting;
- * heightMs: the rendition's height while playing, weighted by time (over playingMs).
- */
+// Stalls: each `waiting` → `playing` after the first frame; heightMs: the rendition's height
+// while playing, weighted by time (over playingMs).
 const WATCH = {
   firstFrameAt: null as number | null,
   ...{ stalls: 0, stalledMs: 0, heightMs: 0, playingMs: 0, heightAtEnd: 0, currentTime: 0 },
@@ -17,11 +15,8 @@ declare global {
   }
 }
 
-/**
- * Runs in the page before its scripts, and watches its first <video> (media events do not
- * bubble, but they do capture). Play is pressed, muted, at `loadstart` (a visitor who taps play
- * at once) or at `loadedmetadata` if the app has not started playback by then.
- */
+// In the page before its scripts: its first <video> (media events do not bubble, but capture).
+// Play is pressed, muted, at `loadstart` or, if the app has not played it, at `loadedmetadata`.
 function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
   window.__benchWatch = watch;
   let [video, waitingSince] = [null as HTMLVideoElement | null, null as number | null];
@@ -31,34 +26,31 @@ function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
     void element.play().catch(() => undefined);
   };
   const height = (element: HTMLVideoElement) => Math.min(element.videoHeight, element.videoWidth);
-  addEventListener(
-    'loadstart',
-    ({ target: element }) => {
-      if (video || !(element instanceof HTMLVideoElement)) return;
-      video = element;
-      element.requestVideoFrameCallback((now, frame) => {
-        watch.firstFrameAt ??= frame.presentationTime || now;
-      });
-      if (playAt === 'loadstart') play(element);
-      // After the app's own handlers: if nothing plays and no frame shows, press play now.
-      element.addEventListener('loadedmetadata', () =>
-        setTimeout(() => {
-          const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
-          if (playAt === 'metadata' && idle) play(element);
-        }, 0),
-      );
-      element.addEventListener('waiting', () => {
-        if (watch.firstFrameAt !== null) waitingSince ??= performance.now();
-      });
-      element.addEventListener('playing', () => {
-        if (waitingSince === null) return;
-        watch.stalls += 1;
-        watch.stalledMs += performance.now() - waitingSince;
-        waitingSince = null;
-      });
-    },
-    true,
-  );
+  const loadstart = ({ target: element }: Event) => {
+    if (video || !(element instanceof HTMLVideoElement)) return;
+    video = element;
+    element.requestVideoFrameCallback((now, frame) => {
+      watch.firstFrameAt ??= frame.presentationTime || now;
+    });
+    if (playAt === 'loadstart') play(element);
+    // After the app's own handlers: if nothing plays and no frame shows, press play now.
+    element.addEventListener('loadedmetadata', () =>
+      setTimeout(() => {
+        const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
+        if (playAt === 'metadata' && idle) play(element);
+      }, 0),
+    );
+    element.addEventListener('waiting', () => {
+      if (watch.firstFrameAt !== null) waitingSince ??= performance.now();
+    });
+    element.addEventListener('playing', () => {
+      if (waitingSince === null) return;
+      watch.stalls += 1;
+      watch.stalledMs += performance.now() - waitingSince;
+      waitingSince = null;
+    });
+  };
+  addEventListener('loadstart', loadstart, true);
   setInterval(() => {
     const now = performance.now();
     if (video && !video.paused && video.readyState >= 3 && waitingSince === null) {
@@ -70,11 +62,8 @@ function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
   }, 250);
 }
 
-/**
- * Runs in the page: once the video can play (the page may be between the MP4 and hls.js), seeks
- * to `fraction` of it; when the first frame from there came (null: none in 15 s), and whether
- * playback then went on a second past it (within 10 s).
- */
+// In the page, once the video can play (the MP4 or hls.js): a seek to `fraction`, its first frame
+// there (null: none in 15 s), and whether playback went on a second past it (in 10 s).
 async function seekPage(fraction: number) {
   const video = document.querySelector('video');
   const until = async (done: () => boolean, ms: number) => {

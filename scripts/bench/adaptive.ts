@@ -8,7 +8,7 @@ import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from '
 import { trackRequests, videoScreen, type Browser, type Link } from './browser';
 import { startBenchServer } from './load';
 import { REFERENCE, atEnd, atLeast, atMost, exactly, holds, seconds } from './measure';
-import { kilobytes, sleep } from './measure';
+import { kilobytes, reading, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
 
@@ -86,6 +86,7 @@ const describe = (r: Run) =>
 
 const figure = (text: string, target = REFERENCE) => ({ figure: `Adaptive, ${text}`, target });
 const [UP_TO_3_S, ONE] = [atMost(3000, seconds), atMost(1)];
+const LOWER = holds('lower than before the drop');
 const FIGURES = {
   fastFrame: figure('Fast 3G: first frame', UP_TO_3_S),
   fastStalls: figure('Fast 3G: stalls in 60 s', exactly(0)),
@@ -94,10 +95,7 @@ const FIGURES = {
   slowStalls: figure('Slow 3G: stalls in 60 s', ONE),
   slowSeen: figure('Slow 3G: video seen in 60 s', atLeast(45, ' s')),
   dropStalls: figure('Fast→Slow 3G at 20 s: stalls', ONE),
-  dropLower: figure(
-    'Fast→Slow 3G at 20 s: rendition at the end',
-    holds('lower than before the drop'),
-  ),
+  dropLower: figure('Fast→Slow 3G at 20 s: rendition at the end', LOWER),
   seek: figure('Fast 3G: seek to 80 % shows a frame', UP_TO_3_S),
   edge: figure('EDGE (200 kbit/s, 1 s), 60 s'),
   bytes: figure('Fast 3G: bytes in 60 s (down / up)'),
@@ -123,10 +121,8 @@ export const adaptiveMeasurement = (site: Site): Measurement<keyof typeof FIGURE
     const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
     const seek = await watch({ link: FAST_3G, seek: true });
     const edge = await watch({ link: EDGE });
-    const stalls = (r: Run) => ({
-      ...{ value: `${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, measured: stallsOf(r) },
-      note: describe(r),
-    });
+    const stalls = (r: Run) =>
+      reading(`${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, stallsOf(r), describe(r));
     const lower = drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop;
     return {
       fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
@@ -136,18 +132,15 @@ export const adaptiveMeasurement = (site: Site): Measurement<keyof typeof FIGURE
       slowStalls: stalls(slow),
       slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
       dropStalls: stalls(drop),
-      dropLower: {
-        value: `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
-        measured: lower,
-      },
-      seek: {
-        value: seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs),
-        measured: seek.seekMs,
-      },
-      edge: {
-        value: `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
-        measured: edge.firstFrameAt,
-      },
+      dropLower: reading(
+        `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
+        lower,
+      ),
+      seek: reading(seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs), seek.seekMs),
+      edge: reading(
+        `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
+        edge.firstFrameAt,
+      ),
       bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
     };
   },

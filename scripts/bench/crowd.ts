@@ -18,10 +18,8 @@ const SIGNIN_TIMEOUT_MS = clientConfig(process.env).signinTimeoutMs;
 function allowed(ms: number) {
   const rules = loadConfig(process.env).signin;
   let [at, failures] = [0, 0];
-  for (; failures < rules.maxFailuresPerHour; failures += 1) {
-    at += delayAfter(failures, rules);
-    if (at > Math.min(ms, HOUR_MS)) break;
-  }
+  for (; failures < rules.maxFailuresPerHour; failures += 1)
+    if ((at += delayAfter(failures, rules)) > Math.min(ms, HOUR_MS)) break;
   return failures;
 }
 
@@ -50,9 +48,8 @@ type Browser = ReturnType<typeof browser>;
 type Press = { status: number; ms: number; right: boolean; first: boolean; device: boolean };
 
 async function crowd(origin: string, password: string, browsers: Browser[], guesser?: Browser) {
-  const [presses, timeToIn] = [[] as Press[], [] as number[]];
+  const [presses, timeToIn, over] = [[] as Press[], [] as number[], new AbortController()];
   const [guessed, started] = [{ failures: 0, seconds: 0 }, performance.now()];
-  const over = new AbortController();
   const guessing = (async () => {
     for (let i = 0; guesser && !over.signal.aborted; i++) {
       const guess = `guess-${i}-${randomBytes(4).toString('hex')}`;
@@ -69,10 +66,8 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
     const arrived = performance.now();
     let [right, first] = [visitor % TYPO_EVERY !== 0, true];
     for (let n = 0; n < MAX_PRESSES; n++) {
-      const { status, ms, device, retryMs } = await press(
-        origin,
-        right ? password : `${password}x`,
-      );
+      const typed = right ? password : `${password}x`;
+      const { status, ms, device, retryMs } = await press(origin, typed);
       presses.push({ status, ms, right, first: right && first, device });
       if (status === 200) return void timeToIn.push(performance.now() - arrived);
       if (right) first = false;
@@ -135,20 +130,15 @@ export const crowdMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
   figures: FIGURES,
   async run(signal) {
     const env = { NODE_ENV: 'production', ...(await benchSecrets(site.password)) };
-    const newCrowd = () => Array.from({ length: VISITORS }, () => browser(site.username));
-    const first = newCrowd();
-    const runs: Run[] = [];
+    const one = () => browser(site.username);
+    const first = Array.from({ length: VISITORS }, one);
     // Alone; a new crowd beside a guesser; the first crowd again (device cookies) beside one.
-    const guesser = () => browser(site.username);
-    const scenarios: [Browser[], Browser?][] = [
-      [first],
-      [newCrowd(), guesser()],
-      [first, guesser()],
-    ];
-    for (const [i, [browsers, guessing]] of scenarios.entries()) {
+    const scenarios: [Browser[], Browser?][] = [[first], [first.map(one), one()], [first, one()]];
+    const runs: Run[] = [];
+    for (const [i, [browsers, guesser]] of scenarios.entries()) {
       const server = await startServer(env, { logFile: `reports/bench-server-crowd-${i + 1}.log` });
       atEnd(signal, () => server.stop());
-      runs.push(await crowd(server.origin, site.password, browsers, guessing));
+      runs.push(await crowd(server.origin, site.password, browsers, guesser));
       await server.stop();
     }
     const [alone, guessed, returning] = runs as [Run, Run, Run];

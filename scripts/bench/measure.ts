@@ -28,6 +28,8 @@ export const figure = (text: string, target = REFERENCE): Figure => ({ figure: t
 
 /** One figure's finding: `measured` is what the target judges, null if nothing was. */
 export type Reading = { value: string; measured: Measured; note?: string };
+export const reading = (value: string, measured: Measured, note?: string): Reading =>
+  note === undefined ? { value, measured } : { value, measured, note };
 
 export interface Measurement<K extends string> {
   name: string;
@@ -58,9 +60,7 @@ export async function runMeasurement<K extends string>(measurement: Measurement<
       return { figure, target: target.label, met: target.met(found.measured), ...found };
     });
   const timedOut = new Error(`timed out after ${timeoutMs / 1000} s`);
-  const timeout = timer(timeoutMs, null, { signal, ref: false }).then(() => {
-    throw timedOut;
-  });
+  const timeout = timer(timeoutMs, null, { signal }).then(() => Promise.reject(timedOut));
   try {
     const readings = await Promise.race([measurement.run(signal), timeout]);
     console.log(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -112,11 +112,7 @@ export const runsOf = <T>(values: (T | null)[], format: (value: T) => string) =>
 /** A median of runs as a reading, every run in its note. */
 export const medianOf = (runs: (number | null)[], format = seconds) => {
   const value = median(runs);
-  return {
-    value: value === null ? 'none' : format(value),
-    measured: value,
-    note: runsOf(runs, format),
-  };
+  return reading(value === null ? 'none' : format(value), value, runsOf(runs, format));
 };
 
 export type Report = { date: string; durationS: number; conditions: Record<string, string> };

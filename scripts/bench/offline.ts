@@ -2,7 +2,7 @@
 import { mediaSite } from './adaptive';
 import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
 import type { Browser, Link, Visitor } from './browser';
-import { atMost, figure, kilobytes, medianOf, repeat, seconds, sleep } from './measure';
+import { atMost, figure, kilobytes, medianOf, reading, repeat, seconds, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
@@ -101,6 +101,7 @@ export const offlineMeasurement = (site: Site): Measurement<keyof typeof FIGURES
     const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
     await online.setLink(FAST_3G);
     const movedMs = await online.evaluate(moves);
+    const back = `${stalled ? 'stalled' : 'still playing'} when the link came back`;
     await online.close();
     return {
       download: {
@@ -109,11 +110,7 @@ export const offlineMeasurement = (site: Site): Measurement<keyof typeof FIGURES
         note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
       },
       offlineFrame: medianOf(frames),
-      outage: {
-        value: movedMs === null ? 'did not move in 60 s' : seconds(movedMs),
-        measured: movedMs,
-        note: `${stalled ? 'stalled' : 'still playing'} when the link came back`,
-      },
+      outage: reading(movedMs === null ? 'did not move in 60 s' : seconds(movedMs), movedMs, back),
     };
   },
 });

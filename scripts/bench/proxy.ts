@@ -8,7 +8,7 @@ import { startProxy, workerPids } from '../ops/nginx';
 import { publishTestClip } from '../test-support/test-clip';
 import { SIGNIN_PATH, send, signedIn } from '../test-support/test-server';
 import { bothInstances, floodBoth, startBenchServer, twoInstancesOnRedis } from './load';
-import { atEnd, atMost, exactly, figure, quantile, sleep } from './measure';
+import { atEnd, atMost, exactly, figure, quantile, reading, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 
 /** KILL_AFTER_MS: from both floods' start to the kill (the middle of both). */
@@ -154,10 +154,7 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
     return {
       ...{ proxyCpu: proxied.cpu, directCpu: direct.cpu },
       ...{ proxyPage: proxied.page, directPage: direct.page },
-      failed: {
-        value: `${proxied.failed} | ${direct.failed}`,
-        measured: proxied.failed + direct.failed,
-      },
+      failed: reading(`${proxied.failed} | ${direct.failed}`, proxied.failed + direct.failed),
       failoverFailed: {
         value: killed ? errors : 'no instance was killed',
         measured: killed ? failoverErrors : null,

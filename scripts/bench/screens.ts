@@ -1,9 +1,9 @@
 /** The login's paints, both screens' layout shift at two sizes, a bare page's FCP (docs). */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DESKTOP, PHONE, launchBrowser, returningVisitor } from './browser';
+import { DESKTOP, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
 import type { Viewport, Visitor } from './browser';
-import { atEnd, atMost, exactly, figure, medianOf, seconds } from './measure';
+import { atEnd, atMost, exactly, figure, medianOf, reading, seconds } from './measure';
 import type { Measurement, Site } from './measure';
 
 const [PAINT_RUNS, SHIFT_RUNS] = [9, 3];
@@ -39,11 +39,7 @@ type Vitals = Awaited<ReturnType<typeof readVitals>>;
 function shift(runs: Vitals[]) {
   const worst = runs.reduce((a, b) => (b.cls > a.cls ? b : a));
   const measured = Number(worst.cls.toFixed(3));
-  return {
-    value: measured.toFixed(3),
-    measured,
-    note: `moved: ${worst.moved.join(' ') || 'none'}`,
-  };
+  return reading(measured.toFixed(3), measured, `moved: ${worst.moved.join(' ') || 'none'}`);
 }
 
 const noShift = exactly(0);
@@ -63,45 +59,42 @@ export const screensMeasurement = (site: Site): Measurement<keyof typeof FIGURES
   figures: FIGURES,
   async run(signal) {
     const browser = await launchBrowser(signal);
-    const bare = createServer((_request, response) => {
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-      response.end(BARE_PAGE);
-    });
+    const html = { 'Content-Type': 'text/html; charset=utf-8' };
+    const bare = createServer((_, response) => response.writeHead(200, html).end(BARE_PAGE));
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     atEnd(signal, async () => void bare.close());
-    const [login, player] = ['login', 'VideoPlayer'].map(
-      (to) => `${site.origin}${site.base}/${to}`,
-    );
-    const visitor = await returningVisitor(site);
-    const page = (viewport: Viewport, url: string, count: number, visitor?: Visitor) => ({
-      ...{ viewport, url, count, visitor },
-      runs: [] as Vitals[],
-    });
-    const pages = {
-      login: page(PHONE, login!, PAINT_RUNS),
-      bare: page(PHONE, `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`, PAINT_RUNS),
-      loginDesktop: page(DESKTOP, login!, SHIFT_RUNS),
-      video: page(PHONE, player!, SHIFT_RUNS, visitor),
-      videoDesktop: page(DESKTOP, player!, SHIFT_RUNS, visitor),
-    };
+    const [login, player] = [`${site.origin}${site.base}/login`, videoScreen(site)];
+    const [visitor, port] = [await returningVisitor(site), (bare.address() as AddressInfo).port];
+    const pages: [Viewport, string, number, Visitor?][] = [
+      [PHONE, login, PAINT_RUNS],
+      [PHONE, `http://127.0.0.1:${port}/`, PAINT_RUNS],
+      [DESKTOP, login, SHIFT_RUNS],
+      [PHONE, player, SHIFT_RUNS, visitor],
+      [DESKTOP, player, SHIFT_RUNS, visitor],
+    ];
+    const runs = pages.map((): Vitals[] => []);
     // Interleaved, so that a busier moment of the machine weighs on all alike.
     for (let i = 0; i < PAINT_RUNS; i += 1)
-      for (const { viewport, url, count, visitor, runs } of Object.values(pages)) {
+      for (const [k, [viewport, url, count, visitor]] of pages.entries()) {
         if (i >= count) continue;
         const tab = await browser.tab(viewport);
         await visitor?.(tab, url);
         await tab.navigate(url);
         // React takes the page over and asks for more (the screen's chunk, the signin chunk).
         await tab.quiet(1_000, 15_000);
-        runs.push(await tab.evaluate(readVitals));
+        runs[k]!.push(await tab.evaluate(readVitals));
         await tab.close();
       }
+    const [logins, bares, loginsDesktop, videos, videosDesktop] = runs as Vitals[][];
     const paints = (key: 'fcp' | 'lcp', runs: Vitals[]) => medianOf(runs.map((run) => run[key]));
     return {
-      ...{ fcp: paints('fcp', pages.login.runs), lcp: paints('lcp', pages.login.runs) },
-      ...{ loginShift: shift(pages.login.runs), loginShiftDesktop: shift(pages.loginDesktop.runs) },
-      bareFcp: paints('fcp', pages.bare.runs),
-      ...{ video: shift(pages.video.runs), videoDesktop: shift(pages.videoDesktop.runs) },
+      ...{ fcp: paints('fcp', logins!), lcp: paints('lcp', logins!) },
+      ...{ loginShift: shift(logins!), loginShiftDesktop: shift(loginsDesktop!) },
+      ...{
+        bareFcp: paints('fcp', bares!),
+        video: shift(videos!),
+        videoDesktop: shift(videosDesktop!),
+      },
     };
   },
 });

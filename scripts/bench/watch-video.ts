@@ -9,16 +9,12 @@ const WATCH = {
 };
 export type Watch = typeof WATCH;
 
-declare global {
-  interface Window {
-    __benchWatch?: Watch;
-  }
-}
+type Watched = typeof globalThis & { __benchWatch?: Watch };
 
 // In the page before its scripts: its first <video> (media events do not bubble, but capture).
 // Play is pressed, muted, at `loadstart` or, if the app has not played it, at `loadedmetadata`.
 function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
-  window.__benchWatch = watch;
+  (globalThis as Watched).__benchWatch = watch;
   let [video, waitingSince] = [null as HTMLVideoElement | null, null as number | null];
   let last = performance.now();
   const play = (element: HTMLVideoElement) => {
@@ -96,8 +92,8 @@ export async function watchVideo(tab: Tab, playAt: 'loadstart' | 'metadata') {
   await tab.beforeScripts(watchPage, [playAt, WATCH] as [typeof playAt, Watch]);
   return {
     firstFrame: (timeoutMs: number) =>
-      tab.waitFor(() => window.__benchWatch?.firstFrameAt != null, timeoutMs),
-    read: () => tab.evaluate(() => window.__benchWatch!),
+      tab.waitFor(() => (globalThis as Watched).__benchWatch?.firstFrameAt != null, timeoutMs),
+    read: () => tab.evaluate(() => (globalThis as Watched).__benchWatch!),
     seek: (fraction: number) => tab.evaluate(seekPage, fraction),
   };
 }

@@ -6,8 +6,8 @@ import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
 import { trackRequests, videoScreen, type Browser, type Link } from './browser';
-import { startBenchServer } from './load';
-import { REFERENCE, atEnd, atLeast, atMost, exactly, holds, seconds } from './measure';
+import { benchSite } from './load';
+import { REFERENCE, atLeast, atMost, exactly, holds, seconds } from './measure';
 import { kilobytes, reading, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
@@ -31,9 +31,8 @@ export async function mediaSite(site: Site, name: string, signal: AbortSignal) {
   const { version } = parsePointer(readFileSync(join(mediaDir, CURRENT_FILE), 'utf8'))!;
   const folder = join(mediaDir, version);
   const manifest = JSON.parse(readFileSync(join(folder, PUBLISHED.manifest), 'utf8')) as Manifest;
-  const server = await startBenchServer(site.password, `${name}-server`, { MEDIA_DIR: mediaDir });
-  atEnd(signal, () => server.stop());
-  return { folder, manifest, site: { ...site, origin: server.origin } };
+  const on = await benchSite(site, `${name}-server`, signal, { MEDIA_DIR: mediaDir });
+  return { folder, manifest, site: on };
 }
 
 type Scenario = { link: Link; dropTo?: Link; seek?: boolean };

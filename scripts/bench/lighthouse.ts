@@ -3,7 +3,8 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Result } from 'lighthouse';
 import { CHROMIUM_ARGS } from '../test-support/find-chromium.mjs';
 import { chromiumPath } from './browser';
-import { atEnd, exactly, figure, repeat, runsOf, type Measurement, type Site } from './measure';
+import { atEnd, exactly, figure, reading, repeat, runsOf, type Measurement } from './measure';
+import type { Reading, Site } from './measure';
 
 const RUNS = 3;
 const CATEGORIES = {
@@ -41,14 +42,10 @@ export const lighthouseMeasurement = (site: Site): Measurement<Category> => ({
     const performance = (run: Result) => score(run, 'performance') ?? 0;
     const median = [...runs].sort((a, b) => performance(a) - performance(b))[runs.length >> 1]!;
     const note = `${runsOf(runs.map(performance), String)}, the median run shown`;
-    const reading = (id: Category) => {
-      const points = score(median, id);
+    const scored = (id: Category, points = score(median, id)) => {
       const value = points === null ? 'n/a' : String(points);
-      return { value, measured: points, ...(id === 'performance' ? { note } : {}) };
+      return reading(value, points, id === 'performance' ? note : undefined);
     };
-    return Object.fromEntries(ids.map((id) => [id, reading(id)])) as Record<
-      Category,
-      ReturnType<typeof reading>
-    >;
+    return Object.fromEntries(ids.map((id) => [id, scored(id)])) as Record<Category, Reading>;
   },
 });

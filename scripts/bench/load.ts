@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { hashPassword } from '../../server/password';
 import { startRedis } from '../test-support/redis-server';
 import { SIGNIN_PATH, residentBytes, signedIn, signinBody } from '../test-support/test-server';
-import { startServer, type RunningServer } from '../test-support/test-server';
+import { startServer } from '../test-support/test-server';
 import { atEnd, atMost, cannon, exactly, figure, quantile, sleep } from './measure';
 import type { Measurement, Reading, Site } from './measure';
 
@@ -154,20 +154,22 @@ export const loadMeasurement = (site: Site): Measurement<keyof typeof LOAD> => (
   run: (signal) => floodOnce(site, signal),
 });
 
+/** A bench server as a site, stopped as the measurement behind `signal` ends. */
+export async function benchSite(site: Site, name: string, signal: AbortSignal, env = {}) {
+  const server = await startBenchServer(site.password, name, env);
+  atEnd(signal, () => server.stop());
+  return { ...site, origin: server.origin, pid: server.process.pid! };
+}
+
 /** Two bench servers on one redis-server and one cookie secret, as behind a load balancer. */
 export async function twoInstancesOnRedis(site: Site, name: string, signal: AbortSignal, env = {}) {
-  const [redis, password] = [await startRedis(), randomBytes(12).toString('base64url')];
-  const servers: RunningServer[] = [];
-  atEnd(signal, async () => {
-    await Promise.all(servers.map((server) => server.stop()));
-    await redis.stop();
-  }); // also after a failed start
+  const redis = await startRedis();
+  atEnd(signal, () => redis.stop()); // after the servers' own stops
   const secret = randomBytes(48).toString('base64');
   const shared = { ...env, REDIS_URL: redis.url, SESSION_SECRET: secret };
-  for (const which of ['a', 'b'])
-    servers.push(await startBenchServer(password, `server-${name}-${which}`, shared));
-  const sites = servers.map((s) => ({ ...site, origin: s.origin, pid: s.process.pid!, password }));
-  return { servers: servers as [RunningServer, RunningServer], sites };
+  const both = { ...site, password: randomBytes(12).toString('base64url') };
+  const start = (which: string) => benchSite(both, `server-${name}-${which}`, signal, shared);
+  return [await start('a'), await start('b')];
 }
 
 /** The flood on two sites, B 2 s after A (the shared limiter: one attempt per address at once). */
@@ -197,8 +199,7 @@ export const redisMeasurement = (site: Site): Measurement<keyof typeof REDIS> =>
   figures: REDIS,
   async run(signal) {
     const memory = await floodOnce(site, signal);
-    const { sites } = await twoInstancesOnRedis(site, 'redis', signal);
-    const [a, b] = await floodBoth(sites, signal);
+    const [a, b] = await floodBoth(await twoInstancesOnRedis(site, 'redis', signal), signal);
     const errors = [memory, a, b].reduce((sum, run) => sum + Number(run.errors.measured), 0);
     return {
       ...{ memoryPage: memory.page, memoryVideo: memory.video },

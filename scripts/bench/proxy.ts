@@ -7,7 +7,7 @@ import { RUNG_FILE_PATTERN } from '../../config/media-layout';
 import { startProxy, workerPids } from '../ops/nginx';
 import { publishTestClip } from '../test-support/test-clip';
 import { SIGNIN_PATH, send, signedIn } from '../test-support/test-server';
-import { bothInstances, floodBoth, startBenchServer, twoInstancesOnRedis } from './load';
+import { benchSite, bothInstances, floodBoth, twoInstancesOnRedis } from './load';
 import { atEnd, atMost, exactly, figure, quantile, reading, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 
@@ -82,9 +82,9 @@ function readAccessLog(file: string) {
 /** The Redis section's floods through nginx (as deployed); the second instance is SIGKILLed. */
 async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const env = { MEDIA_DIR: mediaDir, DIST_DIR: site.distDir };
-  const { servers, sites } = await twoInstancesOnRedis(site, 'failover', signal, env);
+  const sites = await twoInstancesOnRedis(site, 'failover', signal, env);
   rmSync(FAILOVER_LOG, { force: true }); // nginx appends to it, from its own prefix if relative
-  const upstreams = servers.map((server) => new URL(server.origin).host);
+  const upstreams = sites.map((each) => new URL(each.origin).host);
   const accessLog = resolve(FAILOVER_LOG);
   const proxy = await startProxy({ upstreams, mediaDir, workers: 'auto', accessLog });
   // signedIn (test-server.ts) speaks node:http, which speaks TLS through an HTTPS agent.
@@ -97,7 +97,7 @@ async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const onFlood = () => {
     if (floodStarted.push(Date.now()) < 2) return;
     killed = sleep(KILL_AFTER_MS).then(() => {
-      servers[1].process.kill('SIGKILL');
+      process.kill(sites[1]!.pid, 'SIGKILL');
       const after = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
       return `instance ${upstreams[1]} killed ${after(floodStarted[0]!)} after flood A's process started, ${after(floodStarted[1]!)} after B's`;
     });
@@ -126,13 +126,11 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
   async run(signal) {
     const { dir, manifest } = await publishTestClip(36);
     const env = { MEDIA_DIR: dir, DIST_DIR: site.distDir };
-    const server = await startBenchServer(site.password, 'server-proxy', env);
-    const { origin } = server;
-    const upstreams = [new URL(origin).host];
+    const server = await benchSite(site, 'server-proxy', signal, env);
+    const upstreams = [new URL(server.origin).host];
     const proxy = await startProxy({ upstreams, mediaDir: dir, workers: 'auto' });
     atEnd(signal, async () => {
       await proxy.stop();
-      await server.stop();
       rmSync(dirname(dir), { recursive: true, force: true });
     });
     // The top rendition's segments, by the URLs a page asks for (docs/publishing.md).
@@ -140,13 +138,17 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
     const segments = readdirSync(join(dir, manifest.version, rung.dir))
       .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
       .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
-    const login = () => signedIn({ ...site, origin }).catch(() => signedIn({ ...site, origin }));
+    const login = () => signedIn(server).catch(() => signedIn(server));
     // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
     const proxyCookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
     const nginx = { origin: proxy.origin, cookie: proxyCookie };
     const pids = () => [proxy.pid, ...workerPids(proxy.pid)];
     const proxied = await watch({ ...nginx, pids }, `${site.base}/login`, segments);
-    const straight = { origin, cookie: (await login()).cookie, pids: () => [server.process.pid!] };
+    const straight = {
+      origin: server.origin,
+      cookie: (await login()).cookie,
+      pids: () => [server.pid],
+    };
     const direct = await watch(straight, `${site.base}/login`, segments);
     const { first, second, killed, log } = await floodAndKill(site, dir, signal);
     const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);

@@ -27,10 +27,11 @@ const cpuSeconds = (pids: number[]) =>
     }
   }, 0);
 
-type Watched = { origin: string; cookie: string; pids: () => number[] };
+type Watched = { origin: string; cookie: string; pids: () => number[] } & Paths;
+type Paths = { login: string; segments: string[] };
 // Viewers arriving over 6 s fetch `segments` in turn at PACE_BITS_PER_S (a failure again a second
 // later), the login every 100 ms, for DURATION_S: the CPU of `pids` per GB served, login p99.
-async function watch({ origin, cookie, pids }: Watched, login: string, segments: string[]) {
+async function watch({ origin, cookie, pids, login, segments }: Watched) {
   const options = { keepAlive: true, maxSockets: VIEWERS + 4, rejectUnauthorized: false };
   const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
   const get = (path: string, headers = {}) =>
@@ -139,17 +140,13 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
       .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
       .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
     const login = () => signedIn(server).catch(() => signedIn(server));
+    const paths = { login: `${site.base}/login`, segments };
     // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
-    const proxyCookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
-    const nginx = { origin: proxy.origin, cookie: proxyCookie };
+    const cookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
     const pids = () => [proxy.pid, ...workerPids(proxy.pid)];
-    const proxied = await watch({ ...nginx, pids }, `${site.base}/login`, segments);
-    const straight = {
-      origin: server.origin,
-      cookie: (await login()).cookie,
-      pids: () => [server.pid],
-    };
-    const direct = await watch(straight, `${site.base}/login`, segments);
+    const proxied = await watch({ ...paths, origin: proxy.origin, cookie, pids });
+    const straight = { ...paths, ...(await login()), origin: server.origin };
+    const direct = await watch({ ...straight, pids: () => [server.pid] });
     const { first, second, killed, log } = await floodAndKill(site, dir, signal);
     const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
     const errors = `A ${first.errors.value}, B ${second.errors.value}`;

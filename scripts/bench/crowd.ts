@@ -7,7 +7,7 @@ import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
 import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
 import type { Answer } from '../test-support/test-server';
 import { benchSecrets } from './load';
-import { atEnd, exactly, figure, holds, quantile, sleep } from './measure';
+import { atEnd, exactly, figure, holds, quantile, seconds, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 
 const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
@@ -95,9 +95,8 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
 }
 type Run = Awaited<ReturnType<typeof crowd>>;
 
-const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const p50p99 = (values: number[]) =>
-  `p50 ${s(quantile(values, 0.5))}, p99 ${s(quantile(values, 0.99))}`;
+  `p50 ${seconds(quantile(values, 0.5))}, p99 ${seconds(quantile(values, 0.99))}`;
 const times = (run: Run) => ({
   value: p50p99(run.latencies),
   measured: quantile(run.latencies, 0.99) / 1000,

@@ -86,9 +86,9 @@ export async function launchBrowser(signal: AbortSignal) {
   async function throttleWorkers(to: Link | null) {
     const [first, on] = [!workerLink, !!to];
     workerLink = to;
-    const filter = [{ type: 'service_worker', exclude: false }];
-    const autoAttach = { autoAttach: on, waitForDebuggerOnStart: on, flatten: true, filter };
-    if (first || !on) await browser.Target.setAutoAttach(autoAttach);
+    const attach = { autoAttach: on, waitForDebuggerOnStart: on, flatten: true };
+    const filter = [{ type: 'service_worker', exclude: false }]; // none when turning it off
+    if (first || !on) await browser.Target.setAutoAttach(on ? { ...attach, filter } : attach);
     if (to) await Promise.all([...workers].map(([id, ready]) => ready.then(() => throttle(id))));
   }
 

@@ -5,102 +5,73 @@ import { CURRENT_FILE, PUBLISHED, parsePointer, type Manifest } from '../../conf
 import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
-import { trackRequests, type Browser, type Link } from './browser';
-import { startBenchServer } from './load';
-import {
-  atEnd,
-  atLeast,
-  atMost,
-  exactly,
-  holds,
-  kilobytes,
-  seconds,
-  sleep,
-  REFERENCE,
-} from './measure';
+import { trackRequests, videoScreen, type Browser, type Link } from './browser';
+import { benchSite } from './load';
+import { REFERENCE, atLeast, atMost, exactly, holds, seconds } from './measure';
+import { kilobytes, reading, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
 
 /** Not a DevTools preset: the worst links in the field (2G EDGE), for the 144p rung. */
 const EDGE = link(1000, 200_000, 100_000);
-
 const [CACHE, WATCH_MS, DROP_AT_MS] = ['bench-results/adaptive', 60_000, 20_000];
-const SOURCE = join(CACHE, 'source.mp4');
 
-/**
- * The bench's 720p source and its publish, made once and cached in bench-results/adaptive/
- * (minutes of encoding): the source, the folder MEDIA_DIR takes, and the version published.
- */
-async function benchSource() {
-  const published = join(CACHE, 'published');
-  if (!existsSync(SOURCE)) {
+/** A bench server on the publish of the 720p source (both made once, in minutes, and cached). */
+export async function mediaSite(site: Site, name: string, signal: AbortSignal) {
+  const [source, mediaDir] = [join(CACHE, 'source.mp4'), join(CACHE, 'published')];
+  if (!existsSync(source)) {
     mkdirSync(CACHE, { recursive: true });
     console.log(`  making a 180 s 1280×720 source (minutes, cached in ${CACHE})`);
-    makeClip(SOURCE, 180, { size: '1280x720', fps: 30, tone: 300, noisyKbps: 2800 });
+    makeClip(source, 180, { size: '1280x720', fps: 30, tone: 300, noisyKbps: 2800 });
   }
-  if (!existsSync(join(published, CURRENT_FILE))) {
+  if (!existsSync(join(mediaDir, CURRENT_FILE))) {
     console.log('  publishing it with prepare-video (minutes, cached)');
-    await prepareVideo(SOURCE, published);
+    await prepareVideo(source, mediaDir);
   }
-  const { version } = parsePointer(readFileSync(join(published, CURRENT_FILE), 'utf8'))!;
-  const folder = join(published, version);
+  const { version } = parsePointer(readFileSync(join(mediaDir, CURRENT_FILE), 'utf8'))!;
+  const folder = join(mediaDir, version);
   const manifest = JSON.parse(readFileSync(join(folder, PUBLISHED.manifest), 'utf8')) as Manifest;
-  return { source: SOURCE, mediaDir: published, folder, manifest };
-}
-
-/** A bench server on that publish (MEDIA_DIR) for the measurement behind `signal`, and its site. */
-export async function mediaSite(site: Site, name: string, signal: AbortSignal) {
-  const source = await benchSource();
-  const env = { MEDIA_DIR: source.mediaDir };
-  const server = await startBenchServer(site.password, {
-    env,
-    logFile: `reports/bench-${name}-server.log`,
-  });
-  atEnd(signal, () => server.stop());
-  return { ...source, site: { ...site, origin: server.origin } };
+  const on = await benchSite(site, `${name}-server`, signal, { MEDIA_DIR: mediaDir });
+  return { folder, manifest, site: on };
 }
 
 type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
 
-async function runOnce(browser: Browser, site: Site, scenario: Scenario) {
-  // On the phone's size, throttled link, and the machine's own CPU: the stalls are the link's.
-  const tab = await browser.tab(PHONE, { link: scenario.link, slowCpu: false });
-  try {
-    const url = `${site.origin}${site.base}/VideoPlayer`;
-    const visitor = await returningVisitor(site);
-    await visitor(tab, url);
-    const watch = await watchVideo(tab, 'loadstart');
-    const requests = trackRequests(tab);
-    await tab.navigate(url, false);
-    const startedAt = Date.now();
-    const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
-    if (scenario.dropTo || scenario.seek) await watch.firstFrame(WATCH_MS);
-    if (scenario.dropTo) {
-      const { firstFrameAt } = await watch.read();
-      await sleep(Math.max(0, (firstFrameAt ?? 0) + DROP_AT_MS - (Date.now() - startedAt)));
-      run.heightBeforeDrop = (await watch.read()).heightAtEnd;
-      await tab.cdp.Network.emulateNetworkConditions(scenario.dropTo);
-    }
-    if (scenario.seek) {
-      await sleep(3_000);
-      const seek = await watch.seek(0.8);
-      run.seekMs = seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null;
-    } else {
-      await sleep(Math.max(0, WATCH_MS - (Date.now() - startedAt)));
-      run.stillStalled = await tab.evaluate(() => {
-        const video = document.querySelector('video');
-        return !!video && !video.paused && video.readyState < 3;
-      });
-    }
-    // Bytes down: each request's bytes on the wire, or what came of it so far (media data comes
-    // without its encoded length).
-    let down = 0;
-    for (const { wire, chunks } of requests.all())
-      down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
-    return { ...(await watch.read()), down, up: requests.up(), ...run };
-  } finally {
-    await tab.close();
+/** On the phone's size, the throttled link and the machine's own CPU: the stalls are the link's. */
+async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Scenario) {
+  const [tab, url] = [await browser.tab(PHONE, { link, slowCpu: false }), videoScreen(site)];
+  await (
+    await returningVisitor(site)
+  )(tab, url);
+  const watch = await watchVideo(tab, 'loadstart');
+  const requests = trackRequests(tab);
+  await tab.navigate(url, false);
+  const startedAt = Date.now();
+  const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
+  if (dropTo || seek) await watch.firstFrame(WATCH_MS);
+  if (dropTo) {
+    await sleep(((await watch.read()).firstFrameAt ?? 0) + DROP_AT_MS - (Date.now() - startedAt));
+    run.heightBeforeDrop = (await watch.read()).heightAtEnd;
+    await tab.setLink(dropTo);
   }
+  if (seek) {
+    await sleep(3_000);
+    const seeked = await watch.seek(0.8);
+    run.seekMs = seeked?.frameAt != null ? seeked.frameAt - seeked.requestedAt : null;
+  } else {
+    await sleep(WATCH_MS - (Date.now() - startedAt));
+    run.stillStalled = await tab.evaluate(() => {
+      const video = document.querySelector('video');
+      return !!video && !video.paused && video.readyState < 3;
+    });
+  }
+  // Bytes on the wire, or what came so far (media data comes without its encoded length).
+  let down = 0;
+  for (const { wire, chunks } of requests.all())
+    down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
+  const watched = await watch.read();
+  await tab.close();
+  return { ...watched, down, up: requests.up(), ...run };
 }
 
 type Run = Watch & Awaited<ReturnType<typeof runOnce>>;
@@ -113,72 +84,63 @@ const describe = (r: Run) =>
   `first frame ${frameOf(r)}, ${stallsOf(r)} stalls (${seconds(r.stalledMs)} waiting), ${r.currentTime.toFixed(0)} s seen, ~${heightOf(r)}p played, ${r.heightAtEnd}p at the end, ${traffic(r)}`;
 
 const figure = (text: string, target = REFERENCE) => ({ figure: `Adaptive, ${text}`, target });
+const [UP_TO_3_S, ONE] = [atMost(3000, seconds), atMost(1)];
+const LOWER = holds('lower than before the drop');
 const FIGURES = {
-  fastFrame: figure('Fast 3G: first frame', atMost(3000, seconds)),
+  fastFrame: figure('Fast 3G: first frame', UP_TO_3_S),
   fastStalls: figure('Fast 3G: stalls in 60 s', exactly(0)),
   fastHeight: figure('Fast 3G: rendition played', atLeast(360, 'p')),
   slowFrame: figure('Slow 3G: first frame', atMost(8000, seconds)),
-  slowStalls: figure('Slow 3G: stalls in 60 s', atMost(1)),
+  slowStalls: figure('Slow 3G: stalls in 60 s', ONE),
   slowSeen: figure('Slow 3G: video seen in 60 s', atLeast(45, ' s')),
-  dropStalls: figure('Fast→Slow 3G at 20 s: stalls', atMost(1)),
-  dropLower: figure(
-    'Fast→Slow 3G at 20 s: rendition at the end',
-    holds('lower than before the drop'),
-  ),
-  seek: figure('Fast 3G: seek to 80 % shows a frame', atMost(3000, seconds)),
+  dropStalls: figure('Fast→Slow 3G at 20 s: stalls', ONE),
+  dropLower: figure('Fast→Slow 3G at 20 s: rendition at the end', LOWER),
+  seek: figure('Fast 3G: seek to 80 % shows a frame', UP_TO_3_S),
   edge: figure('EDGE (200 kbit/s, 1 s), 60 s'),
   bytes: figure('Fast 3G: bytes in 60 s (down / up)'),
 };
 
-export function adaptiveMeasurement(site: Site): Measurement<keyof typeof FIGURES> {
-  return {
-    name: 'Adaptive video (3 min 720p source, phone, DevTools throttling, 60 s)',
-    timeoutMs: 40 * 60_000,
-    figures: FIGURES,
-    async run(signal) {
-      const { manifest, site: on } = await mediaSite(site, 'adaptive', signal);
-      const ladder = manifest.rungs.map(
-        (r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`,
-      );
-      console.log(`  ladder: ${ladder.join(', ')}`);
-      const browser = await launchBrowser(signal);
-      const watch = async (scenario: Scenario) => {
-        const run = await runOnce(browser, on, scenario);
-        console.log(`  ${describe(run)}`);
-        return run;
-      };
-      const fast = await watch({ link: FAST_3G });
-      const slow = await watch({ link: SLOW_3G });
-      const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
-      const seek = await watch({ link: FAST_3G, seek: true });
-      const edge = await watch({ link: EDGE });
-      const stalls = (r: Run) => ({
-        value: `${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`,
-        measured: stallsOf(r),
-        note: describe(r),
-      });
-      return {
-        fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
-        fastStalls: stalls(fast),
-        fastHeight: { value: `~${heightOf(fast)}p`, measured: heightOf(fast) },
-        slowFrame: { value: frameOf(slow), measured: slow.firstFrameAt },
-        slowStalls: stalls(slow),
-        slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
-        dropStalls: stalls(drop),
-        dropLower: {
-          value: `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
-          measured: drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop,
-        },
-        seek: {
-          value: seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs),
-          measured: seek.seekMs,
-        },
-        edge: {
-          value: `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
-          measured: edge.firstFrameAt,
-        },
-        bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
-      };
-    },
-  };
-}
+export const adaptiveMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: 'Adaptive video (3 min 720p source, phone, DevTools throttling, 60 s)',
+  timeoutMs: 40 * 60_000,
+  figures: FIGURES,
+  async run(signal) {
+    const { manifest, site: on } = await mediaSite(site, 'adaptive', signal);
+    const ladder = manifest.rungs.map(
+      (r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`,
+    );
+    console.log(`  ladder: ${ladder.join(', ')}`);
+    const browser = await launchBrowser(signal);
+    const watch = async (scenario: Scenario) => {
+      const run = await runOnce(browser, on, scenario);
+      console.log(`  ${describe(run)}`);
+      return run;
+    };
+    const [fast, slow] = [await watch({ link: FAST_3G }), await watch({ link: SLOW_3G })];
+    const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
+    const seek = await watch({ link: FAST_3G, seek: true });
+    const edge = await watch({ link: EDGE });
+    const stalls = (r: Run) =>
+      reading(`${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, stallsOf(r), describe(r));
+    const lower = drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop;
+    return {
+      fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
+      fastStalls: stalls(fast),
+      fastHeight: { value: `~${heightOf(fast)}p`, measured: heightOf(fast) },
+      slowFrame: { value: frameOf(slow), measured: slow.firstFrameAt },
+      slowStalls: stalls(slow),
+      slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
+      dropStalls: stalls(drop),
+      dropLower: reading(
+        `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
+        lower,
+      ),
+      seek: reading(seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs), seek.seekMs),
+      edge: reading(
+        `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
+        edge.firstFrameAt,
+      ),
+      bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
+    };
+  },
+});

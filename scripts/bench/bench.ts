@@ -12,13 +12,8 @@ import { crowdMeasurement } from './crowd';
 import { firstVisitMeasurement } from './first-visit';
 import { lighthouseMeasurement } from './lighthouse';
 import { offlineMeasurement } from './offline';
-import {
-  BENCH_SERVER_ENV,
-  describeLoad,
-  loadMeasurement,
-  redisMeasurement,
-  startBenchServer,
-} from './load';
+import { BENCH_SERVER_ENV, describeLoad, loadMeasurement, redisMeasurement } from './load';
+import { startBenchServer } from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
 import { proxyMeasurement } from './proxy';
 import { screensMeasurement } from './screens';
@@ -26,57 +21,44 @@ import { videoMeasurement } from './video';
 
 /** In the order of the table; the floods come last so that they disturb nothing else. */
 const MEASUREMENTS = {
-  bundle: bundleMeasurement,
-  screens: screensMeasurement,
-  video: videoMeasurement,
-  adaptive: adaptiveMeasurement,
-  'first-visit': firstVisitMeasurement,
-  offline: offlineMeasurement,
-  lighthouse: lighthouseMeasurement,
-  load: loadMeasurement,
-  redis: redisMeasurement,
-  proxy: proxyMeasurement,
-  crowd: crowdMeasurement,
-} as const;
+  ...{ bundle: bundleMeasurement, screens: screensMeasurement, video: videoMeasurement },
+  ...{ adaptive: adaptiveMeasurement, 'first-visit': firstVisitMeasurement },
+  ...{ offline: offlineMeasurement, lighthouse: lighthouseMeasurement, load: loadMeasurement },
+  ...{ redis: redisMeasurement, proxy: proxyMeasurement, crowd: crowdMeasurement },
+};
+type Name = keyof typeof MEASUREMENTS;
 
-function selected(): (keyof typeof MEASUREMENTS)[] {
-  const names = Object.keys(MEASUREMENTS) as (keyof typeof MEASUREMENTS)[];
+function selected(): Name[] {
+  const names = Object.keys(MEASUREMENTS) as Name[];
   const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
   const unknown = only?.filter((name) => !(name in MEASUREMENTS)) ?? [];
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')} (${names})`);
   return names.filter((name) => !only || only.includes(name));
 }
 
-const version = (name: string) =>
-  (JSON.parse(readFileSync(`node_modules/${name}/package.json`, 'utf8')) as { version: string })
-    .version;
-
 function conditions(loadBefore: string): Record<string, string> {
-  const cpu = cpus();
+  const [cpu, lighthouse] = [cpus(), readFileSync('node_modules/lighthouse/package.json', 'utf8')];
   // Debian's wrapper script may print shell noise on stderr; the version is on stdout.
   const chromium = spawnSync(chromiumPath(), ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const settings = Object.entries(BENCH_SERVER_ENV).map(([name, value]) => `${name}=${value}`);
   return {
     machine: `${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, Node ${process.version}`,
     // Other work on the machine skews the timings, the load figures most; this says how much.
     'load average': `${loadBefore} before the bench (1 min), ${loadavg()[0]!.toFixed(2)} at the end`,
     chromium: `${chromium || 'unknown version'} (${chromiumPath()}), headless`,
     ...describeConditions(),
-    lighthouse: `${version('lighthouse')}, default (mobile) config with its simulated throttling, chrome-launcher, --headless=new`,
+    lighthouse: `${(JSON.parse(lighthouse) as { version: string }).version}, default (mobile) config with its simulated throttling, chrome-launcher, --headless=new`,
     load: describeLoad(),
-    server: `${Object.entries(BENCH_SERVER_ENV)
-      .map(([name, value]) => `${name}=${value}`)
-      .join(', ')}, its own PASSWORD_HASH and SESSION_SECRET, every other setting at its default`,
+    server: `${settings.join(', ')}, its own PASSWORD_HASH and SESSION_SECRET, every other setting at its default`,
   };
 }
 
 async function main(): Promise<number> {
-  const started = Date.now();
-  const loadBefore = loadavg()[0]!.toFixed(2);
-  const names = selected();
+  const [started, loadBefore, names] = [Date.now(), loadavg()[0]!.toFixed(2), selected()];
   if (process.env.BENCH_SKIP_BUILD === '1') console.log('BENCH_SKIP_BUILD=1: the existing build');
   else build();
   const password = randomBytes(12).toString('base64url');
-  const server = await startBenchServer(password);
+  const server = await startBenchServer(password, 'server');
   // The server is stopped on Ctrl-C as on any other end (stop() may be called twice).
   process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
   try {
@@ -96,10 +78,9 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       durationS,
       conditions: conditions(loadBefore),
-      rows,
     };
-    writeReport(report);
-    console.log(`\n${toMarkdown(report)}`);
+    writeReport({ ...report, rows });
+    console.log(`\n${toMarkdown({ ...report, rows })}`);
     for (const row of rows) if (row.note) console.log(`- ${row.figure}: ${row.note}`);
     const met = rows.filter((row) => row.met !== false).length;
     console.log(`\n${met}/${rows.length} targets met. Written to reports/bench.json and .md.`);

@@ -1,7 +1,4 @@
-/**
- * The one browser driver: Chromium by chrome-launcher, driven by chrome-remote-interface, throttled
- * as DevTools' presets do it (not Playwright: its init scripts cost the login 30 ms of FCP).
- */
+/** The one browser driver: chrome-launcher and chrome-remote-interface (docs/benchmarks.md). */
 import CDP from 'chrome-remote-interface';
 import * as chromeLauncher from 'chrome-launcher';
 import { SESSION_KEY, newSession } from '../../machines/session';
@@ -26,21 +23,14 @@ export const OFFLINE: Link = { ...link(0, -8, -8), offline: true };
 const CPU_SLOWDOWN = 4;
 
 /** The two sizes of the project's browser tests (playwright.config.ts). */
-export const PHONE = {
-  name: '390×844',
-  width: 390,
-  height: 844,
-  deviceScaleFactor: 3,
-  mobile: true,
-};
-export const DESKTOP = {
-  ...PHONE,
-  name: '1280×800',
-  width: 1280,
-  height: 800,
-  deviceScaleFactor: 1,
-  mobile: false,
-};
+const viewport = (width: number, height: number, deviceScaleFactor: number, mobile: boolean) => ({
+  name: `${width}×${height}`,
+  width,
+  height,
+  deviceScaleFactor,
+  mobile,
+});
+export const [PHONE, DESKTOP] = [viewport(390, 844, 3, true), viewport(1280, 800, 1, false)];
 export type Viewport = typeof PHONE;
 
 export const describeConditions = () => ({
@@ -62,20 +52,11 @@ export function chromiumPath(): string {
 const pageSource = <A>(fn: (arg: A) => unknown, arg?: A) =>
   `(() => { globalThis.__name ??= (f) => f; return (${fn.toString()})(${JSON.stringify(arg) ?? ''}); })()`;
 
+/** contextId: an earlier tab's (cache, cookies, storage, worker); workers: on this tab's link. */
+type TabOptions = Partial<{ link: Link; slowCpu: boolean; cache: boolean } & Context>;
+type Context = { contextId: string; workers: boolean };
 export type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 export type Tab = Awaited<ReturnType<Browser['tab']>>;
-
-/**
- * `cache`: the HTTP cache on (off unless told); `contextId`: an earlier tab's browser context
- * (its cache, cookies, storage, worker); `workers`: the service workers follow this tab's link.
- */
-type TabOptions = {
-  link?: Link;
-  slowCpu?: boolean;
-  cache?: boolean;
-  contextId?: string;
-  workers?: boolean;
-};
 
 /** Chromium, closed when the measurement behind `signal` ends (atEnd in measure.ts). */
 export async function launchBrowser(signal: AbortSignal) {
@@ -86,11 +67,7 @@ export async function launchBrowser(signal: AbortSignal) {
   });
   const { port } = chrome;
   const browser = await CDP({ target: (await CDP.Version({ port })).webSocketDebuggerUrl });
-  const close = async () => {
-    await browser.close().catch(() => undefined);
-    chrome.kill();
-  };
-  atEnd(signal, close);
+  atEnd(signal, () => browser.close().finally(() => chrome.kill()));
 
   // A service worker's fetches run in its own target, which a page's conditions do not throttle
   // (puppeteer#4305): once asked, every worker, now and to come, gets `workerLink` before it runs.
@@ -98,59 +75,40 @@ export async function launchBrowser(signal: AbortSignal) {
   let workerLink: Link | null = null;
   const throttle = (id: string) =>
     browser.send('Network.emulateNetworkConditions', workerLink!, id).catch(() => undefined);
-  browser.on('Target.attachedToTarget', ({ sessionId: id }: { sessionId: string }) => {
+  type Session = { sessionId: string };
+  browser.on('Target.attachedToTarget', ({ sessionId: id }: Session) => {
     const ready = browser.send('Network.enable', {}, id).then(() => throttle(id));
-    workers.set(
-      id,
-      ready
-        .finally(() => browser.send('Runtime.runIfWaitingForDebugger', undefined, id))
-        .catch(() => undefined),
-    );
+    const run = () => browser.send('Runtime.runIfWaitingForDebugger', undefined, id);
+    workers.set(id, ready.finally(run).catch(() => undefined) as Promise<unknown>);
   });
-  browser.on('Target.detachedFromTarget', ({ sessionId }: { sessionId: string }) =>
-    workers.delete(sessionId),
-  );
+  browser.on('Target.detachedFromTarget', (e: Session) => workers.delete(e.sessionId));
   /** Every service worker on `to`, from now on; null: none throttled (all detached), as before. */
   async function throttleWorkers(to: Link | null) {
-    const first = !workerLink;
+    const [first, on] = [!workerLink, !!to];
     workerLink = to;
-    const filter = [{ type: 'service_worker', exclude: false }];
-    if (!to)
-      await browser.Target.setAutoAttach({
-        autoAttach: false,
-        waitForDebuggerOnStart: false,
-        flatten: true,
-      });
-    else if (first)
-      await browser.Target.setAutoAttach({
-        autoAttach: true,
-        waitForDebuggerOnStart: true,
-        flatten: true,
-        filter,
-      });
+    const attach = { autoAttach: on, waitForDebuggerOnStart: on, flatten: true };
+    const filter = [{ type: 'service_worker', exclude: false }]; // none when turning it off
+    if (first || !on) await browser.Target.setAutoAttach(on ? { ...attach, filter } : attach);
     if (to) await Promise.all([...workers].map(([id, ready]) => ready.then(() => throttle(id))));
   }
 
-  /** A tab emulating `viewport` on the throttled link (Fast 3G and a 4× slower CPU by default). */
+  /** A tab on Fast 3G with a 4× slower CPU and no HTTP cache, in a new context, unless told. */
   async function tab(viewport: Viewport, options: TabOptions = {}) {
-    const { link = FAST_3G, slowCpu = true, cache = false } = options;
-    const contextId =
+    const { link = FAST_3G, slowCpu = true, cache = false, workers: follow = false } = options;
+    const browserContextId =
       options.contextId ?? (await browser.Target.createBrowserContext({})).browserContextId;
-    const { targetId } = await browser.Target.createTarget({
-      url: 'about:blank',
-      browserContextId: contextId,
-    });
+    const blank = { url: 'about:blank', browserContextId };
+    const { targetId } = await browser.Target.createTarget(blank);
     const page = await CDP({ target: `ws://127.0.0.1:${port}/devtools/page/${targetId}` });
     const setLink = async (to: Link) => {
       await page.Network.emulateNetworkConditions(to);
-      if (options.workers) await throttleWorkers(to);
+      if (follow) await throttleWorkers(to);
     };
-    const { width, height, deviceScaleFactor, mobile } = viewport;
-    await page.Page.enable();
-    await page.Network.enable({});
+    await Promise.all([page.Page.enable(), page.Network.enable({})]);
     await page.Network.setCacheDisabled({ cacheDisabled: !cache });
     await setLink(link);
     if (slowCpu) await page.Emulation.setCPUThrottlingRate({ rate: CPU_SLOWDOWN });
+    const { width, height, deviceScaleFactor, mobile } = viewport;
     await page.Emulation.setDeviceMetricsOverride({ width, height, deviceScaleFactor, mobile });
     await page.Emulation.setTouchEmulationEnabled({ enabled: mobile });
     await page.Emulation.setLocaleOverride({ locale: 'es-AR' });
@@ -169,11 +127,8 @@ export async function launchBrowser(signal: AbortSignal) {
 
     /** `fn(arg)` in the page, awaited if it returns a promise; the result must be JSON. */
     const evaluate = async <T, A>(fn: (arg: A) => T | Promise<T>, arg?: A): Promise<T> => {
-      const expression = pageSource(fn, arg);
       const { result, exceptionDetails } = await page.Runtime.evaluate({
-        expression,
-        awaitPromise: true,
-        returnByValue: true,
+        ...{ expression: pageSource(fn, arg), awaitPromise: true, returnByValue: true },
       });
       if (exceptionDetails) throw new Error(`evaluate: ${JSON.stringify(exceptionDetails)}`);
       return result.value as T;
@@ -181,7 +136,7 @@ export async function launchBrowser(signal: AbortSignal) {
     return {
       /** The tab's own protocol client, for its events and what the bench does not wrap. */
       cdp: page,
-      ...{ contextId, setLink, evaluate },
+      ...{ contextId: browserContextId, setLink, evaluate },
       /** Runs `fn(arg)` in every document of this tab before its own scripts. */
       beforeScripts: <A>(fn: (arg: A) => void, arg?: A) =>
         page.Page.addScriptToEvaluateOnNewDocument({ source: pageSource(fn, arg) }),
@@ -205,43 +160,34 @@ export async function launchBrowser(signal: AbortSignal) {
           await sleep(50);
       },
       async close() {
-        if (options.workers) await throttleWorkers(null);
+        if (follow) await throttleWorkers(null);
         await page.close();
         await browser.Target.closeTarget({ targetId });
-        if (!options.contextId)
-          await browser.Target.disposeBrowserContext({ browserContextId: contextId });
+        if (!options.contextId) await browser.Target.disposeBrowserContext({ browserContextId });
       },
     };
   }
-  return { tab, close, throttleWorkers };
+  return { tab };
 }
 
-/**
- * Every request `tab` makes from now on: type, method, URL, when sent, where in its file the
- * answer starts and the file's size (Content-Range), its chunks ([time, decoded, encoded bytes];
- * encoded is 0 for media data), its bytes on the wire once finished; and the bytes sent up.
- * `clock()` puts protocol times on the page's (ms since navigation start).
- */
+/** Where the answer starts in its file and the file's size (Content-Range, or a 200's length). */
+type Place = { start: number; size: number | null };
+/** Chunks: [time, decoded, encoded bytes] (encoded is 0 for media data); wire: once finished. */
+type Data = { chunks: [number, number, number][]; wire: number | null };
+type Tracked = { type?: string; method: string; url: string; sentAt: number } & Place & Data;
+
+/** Every request of `tab` from now on, the bytes sent up; clock(): protocol times as page times. */
 export function trackRequests(tab: Tab) {
   const requests = new Map<string, Tracked>();
   const { Network } = tab.cdp;
   let [up, documentAt] = [0, null as number | null];
-  Network.requestWillBeSent(
-    ({ requestId, request: { method, url, postData }, type, timestamp }) => {
-      requests.set(requestId, {
-        type,
-        method,
-        url,
-        sentAt: timestamp,
-        start: 0,
-        size: null,
-        chunks: [],
-        wire: null,
-      });
-      if (type === 'Document') documentAt ??= timestamp;
-      up += postData?.length ?? 0;
-    },
-  );
+  Network.requestWillBeSent(({ requestId, request, type, timestamp: sentAt }) => {
+    const { method, url, postData } = request;
+    const data: Data = { chunks: [], wire: null };
+    requests.set(requestId, { type, method, url, sentAt, start: 0, size: null, ...data });
+    if (type === 'Document') documentAt ??= sentAt;
+    up += postData?.length ?? 0;
+  });
   Network.requestWillBeSentExtraInfo(({ headers }) => {
     for (const [key, value] of Object.entries(headers)) up += key.length + String(value).length + 4;
     up += 40;
@@ -271,16 +217,8 @@ export function trackRequests(tab: Tab) {
   };
   return { all: () => [...requests.values()], up: () => up, clock };
 }
-interface Tracked {
-  type?: string;
-  method: string;
-  url: string;
-  sentAt: number;
-  start: number;
-  size: number | null;
-  chunks: [number, number, number][];
-  wire: number | null;
-}
+
+export const videoScreen = ({ origin, base }: Site) => `${origin}${base}/VideoPlayer`;
 
 /** A returning visitor: the server's session cookie and the app's stored session, for a tab. */
 export async function returningVisitor(site: Site) {

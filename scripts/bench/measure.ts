@@ -1,25 +1,18 @@
 /** A measurement: its figures and targets declared up front, a bounded run, one table out. */
+import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { setTimeout as timer } from 'node:timers/promises';
 
 /** The site under test; `pid` is the server's (its memory is read), `distDir` its build. */
-export interface Site {
-  origin: string;
-  base: string;
-  username: string;
-  password: string;
-  distDir: string;
+export type Site = Record<'origin' | 'base' | 'username' | 'password' | 'distDir', string> & {
   pid: number;
-}
+};
 
+type Measured = number | boolean | null;
 /** A limit the figure is held to; `limit` is there for whoever else checks it (the budget test). */
-export interface Target {
-  label: string;
-  limit: number | null;
-  met(measured: number | boolean | null): boolean | null;
-}
-const target = (label: string, limit: number | null, met: (n: number) => boolean): Target => ({
-  label,
-  limit,
+type Target = { label: string; limit: number | null; met(measured: Measured): boolean | null };
+const target = (label: string, limit: number, met: (n: number) => boolean): Target => ({
+  ...{ label, limit },
   met: (measured) => typeof measured === 'number' && met(measured),
 });
 export const atMost = (limit: number, format: (n: number) => string = String) =>
@@ -34,11 +27,9 @@ export type Figure = { figure: string; target: Target };
 export const figure = (text: string, target = REFERENCE): Figure => ({ figure: text, target });
 
 /** One figure's finding: `measured` is what the target judges, null if nothing was. */
-export interface Reading {
-  value: string;
-  measured: number | boolean | null;
-  note?: string;
-}
+export type Reading = { value: string; measured: Measured; note?: string };
+export const reading = (value: string, measured: Measured, note?: string): Reading =>
+  note === undefined ? { value, measured } : { value, measured, note };
 
 export interface Measurement<K extends string> {
   name: string;
@@ -49,55 +40,48 @@ export interface Measurement<K extends string> {
 }
 
 /** One line of the table. `met` null: a reference, not a target. */
-export interface Row extends Reading {
-  figure: string;
-  target: string;
-  met: boolean | null;
-}
+export type Row = Reading & { figure: string; target: string; met: boolean | null };
 
 const endings = new WeakMap<AbortSignal, (() => Promise<unknown>)[]>();
 /** Runs `stop` as the measurement behind `signal` ends (done, failed or timed out), awaited. */
 export const atEnd = (signal: AbortSignal, stop: () => Promise<unknown>) =>
   endings.get(signal)?.push(stop);
 
-/** The rows of `measurement` (every row even after a timeout), and its crash if any. */
+/** The rows of a measurement (every row even after a timeout), and its crash if any. */
 export async function runMeasurement<K extends string>(measurement: Measurement<K>) {
-  const started = Date.now();
   const { name, timeoutMs, figures } = measurement;
+  const [started, controller] = [Date.now(), new AbortController()];
+  const { signal } = controller;
   console.log(`\n▶ ${name} (at most ${timeoutMs / 1000} s)`);
-  const controller = new AbortController();
-  endings.set(controller.signal, []);
+  endings.set(signal, []);
   const rows = (reading: (key: K) => Reading): Row[] =>
     (Object.keys(figures) as K[]).map((key) => {
-      const { figure, target } = figures[key];
-      const found = reading(key);
+      const [{ figure, target }, found] = [figures[key], reading(key)];
       return { figure, target: target.label, met: target.met(found.measured), ...found };
     });
-  const timeout = AbortSignal.timeout(timeoutMs);
+  const timedOut = new Error(`timed out after ${timeoutMs / 1000} s`);
+  const timeout = timer(timeoutMs, null, { signal }).then(() => Promise.reject(timedOut));
   try {
-    const readings = await Promise.race([
-      measurement.run(controller.signal),
-      new Promise<never>((_, reject) =>
-        timeout.addEventListener('abort', () =>
-          reject(new Error(`timed out after ${timeoutMs / 1000} s`)),
-        ),
-      ),
-    ]);
+    const readings = await Promise.race([measurement.run(signal), timeout]);
     console.log(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { rows: rows((key) => readings[key]), error: null };
   } catch (caught) {
     const error = caught instanceof Error ? caught : new Error(String(caught));
-    const value = timeout.aborted ? 'timeout' : 'error';
+    const value = error === timedOut ? 'timeout' : 'error';
     console.log(`  ${value}: ${error.message}`);
     const missed = rows(() => ({ value, measured: null, note: error.message }));
-    return { rows: missed, error: timeout.aborted ? null : error };
+    return { rows: missed, error: error === timedOut ? null : error };
   } finally {
     // Closes what the measurement opened; after a timeout it is still running.
     controller.abort();
-    for (const stop of endings.get(controller.signal)!.reverse())
-      await stop().catch(() => undefined);
+    timeout.catch(() => undefined);
+    for (const stop of endings.get(signal)!.reverse()) await stop().catch(() => undefined);
   }
 }
+
+/** autocannon, the one load generator: its emitter is also its result's promise. */
+export const cannon = (options: autocannon.Options) =>
+  autocannon(options) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
 
 /** The value at quantile `q` (0..1) by the nearest-rank method, as load generators report. */
 export function quantile(values: number[], q: number): number {
@@ -114,31 +98,27 @@ export function median(values: (number | null)[]): number | null {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `count` runs of `run`, one after the other. */
+export async function repeat<T>(count: number, run: (i: number) => Promise<T>) {
+  const runs: T[] = [];
+  for (let i = 0; i < count; i += 1) runs.push(await run(i));
+  return runs;
+}
 export const seconds = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
 export const kilobytes = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-export const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)} %`;
 /** "runs 1.20 s, 1.31 s, -": every run of a figure, for its note. */
 export const runsOf = <T>(values: (T | null)[], format: (value: T) => string) =>
   `runs ${values.map((value) => (value === null ? '-' : format(value))).join(', ')}`;
 /** A median of runs as a reading, every run in its note. */
 export const medianOf = (runs: (number | null)[], format = seconds) => {
   const value = median(runs);
-  return {
-    value: value === null ? 'none' : format(value),
-    measured: value,
-    note: runsOf(runs, format),
-  };
+  return reading(value === null ? 'none' : format(value), value, runsOf(runs, format));
 };
 
-export interface Report {
-  date: string;
-  durationS: number;
-  conditions: Record<string, string>;
-  rows: Row[];
-}
+export type Report = { date: string; durationS: number; conditions: Record<string, string> };
 
 /** The report as Markdown, its table's columns aligned as Prettier writes them. */
-export function toMarkdown({ date, durationS, conditions, rows }: Report): string {
+export function toMarkdown({ date, durationS, conditions, rows }: Report & { rows: Row[] }) {
   const mark = (met: boolean | null) => (met === null ? '-' : met ? 'yes' : 'NO');
   const cells = [
     ['figure', 'value', 'target', 'met?'],
@@ -159,7 +139,7 @@ export function toMarkdown({ date, durationS, conditions, rows }: Report): strin
 }
 
 /** Writes reports/bench.json (for tools) and reports/bench.md (docs/benchmarks.md's results). */
-export function writeReport(report: Report): void {
+export function writeReport(report: Report & { rows: Row[] }): void {
   mkdirSync('reports', { recursive: true });
   writeFileSync('reports/bench.json', `${JSON.stringify(report, null, 2)}\n`);
   writeFileSync('reports/bench.md', toMarkdown(report));

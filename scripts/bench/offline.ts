@@ -1,20 +1,20 @@
 /** Watching with no signal (issue 22) on the bench's 720p publish: docs/benchmarks.md. */
 import { mediaSite } from './adaptive';
-import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor } from './browser';
+import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
 import type { Browser, Link, Visitor } from './browser';
-import { atMost, figure, kilobytes, medianOf, seconds, sleep } from './measure';
+import { atMost, figure, kilobytes, medianOf, reading, repeat, seconds, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
 const [RUNS, OUTAGE_AT_MS, OUTAGE_MS] = [3, 20_000, 45_000];
 
-/** In the page: once the worker is in control, the download's label, and pressed if `press`. */
-function offer(press: boolean) {
+/** In the page: once the worker is in control, the download's label, and pressed. */
+function offer() {
   const button = [...document.querySelectorAll('button')].find((b) =>
     b.textContent?.startsWith('Descargar para ver sin conexión'),
   );
   if (!navigator.serviceWorker.controller || !button) return null;
-  if (press) button.click();
+  button.click();
   return `${button.textContent} at ${document.querySelector<HTMLSelectElement>('.offline select')?.value}p`;
 }
 
@@ -42,26 +42,16 @@ const moves = () =>
     }, 50);
   });
 
-/** A returning visitor's video screen; `link` for the page and its service worker alike. */
-async function watching(
-  browser: Browser,
-  url: string,
-  link: Link,
-  visitor?: Visitor,
-  contextId?: string,
-) {
-  const tab = await browser.tab(PHONE, {
-    link,
-    slowCpu: link === OFFLINE,
-    cache: true,
-    contextId,
-    workers: true,
-  });
+/** The video screen to its first frame, the page and its service worker on `link`. */
+async function watching(browser: Browser, url: string, link: Link, on: Visitor | string) {
+  const [visitor, contextId] = typeof on === 'string' ? [null, on] : [on, undefined];
+  const options = { link, slowCpu: link === OFFLINE, cache: true, contextId, workers: true };
+  const tab = await browser.tab(PHONE, options);
   await visitor?.(tab, url);
   const watch = await watchVideo(tab, 'loadstart');
   await tab.navigate(url, false);
   if (!(await watch.firstFrame(60_000))) throw new Error('no first frame in 60 s');
-  return { tab, watch };
+  return { tab, frame: (await watch.read()).firstFrameAt };
 }
 
 const FIGURES = {
@@ -73,70 +63,54 @@ const FIGURES = {
   outage: figure('Offline: 45 s outage 20 s into playback, Fast 3G: link back → playback moves'),
 };
 
-export function offlineMeasurement(site: Site): Measurement<keyof typeof FIGURES> {
-  return {
-    name: 'offline: download, the stored copy with no network, an outage (720p source, phone)',
-    timeoutMs: 15 * 60_000,
-    figures: FIGURES,
-    async run(signal) {
-      const { site: on } = await mediaSite(site, 'offline', signal);
-      const url = `${on.origin}${site.base}/VideoPlayer`;
-      const visitor = await returningVisitor(on);
-      const browser = await launchBrowser(signal);
-      // The downloader's fetches leave the page but pass through the service worker once the
-      // download's cache exists: the worker's own target is on Fast 3G too (browser.ts).
-      // Not played: the download alone on the link (hls.js still buffers its start).
-      const options = { link: FAST_3G, slowCpu: false, cache: true, workers: true };
-      const tab = await browser.tab(PHONE, options);
-      await visitor(tab, url);
-      await tab.navigate(url);
-      let label: string | null = null;
-      for (let i = 0; !label && i < 600; i += 1, await sleep(100))
-        label = await tab.evaluate(offer, true);
-      if (!label) throw new Error('no download offered in 60 s');
-      const started = Date.now();
-      const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');
-      if (!(await tab.waitFor(ready, 8 * 60_000))) throw new Error('download not done in 8 min');
-      const downloadMs = Date.now() - started;
-      const bytes = await tab.evaluate(storedBytes);
-      const floor = FAST_3G.latency + (1000 * bytes) / FAST_3G.downloadThroughput;
-      await tab.navigate('about:blank');
-      // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
-      const frames: (number | null)[] = [];
-      for (let i = 0; i < RUNS; i += 1) {
-        const { tab: offline, watch } = await watching(
-          browser,
-          url,
-          OFFLINE,
-          undefined,
-          tab.contextId,
-        );
-        frames.push((await watch.read()).firstFrameAt);
-        await offline.close();
-      }
-      await tab.close();
-      // A new context, no download: the link goes 20 s into playback and is back 45 s later.
-      const { tab: online } = await watching(browser, url, FAST_3G, visitor);
-      await sleep(OUTAGE_AT_MS);
-      await online.setLink(OFFLINE);
-      await sleep(OUTAGE_MS);
-      const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
-      await online.setLink(FAST_3G);
-      const movedMs = await online.evaluate(moves);
-      await online.close();
-      return {
-        download: {
-          value: `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`,
-          measured: downloadMs,
-          note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
-        },
-        offlineFrame: medianOf(frames),
-        outage: {
-          value: movedMs === null ? 'did not move in 60 s' : seconds(movedMs),
-          measured: movedMs,
-          note: `${stalled ? 'stalled' : 'still playing'} when the link came back`,
-        },
-      };
-    },
-  };
-}
+export const offlineMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: 'offline: download, the stored copy with no network, an outage (720p source, phone)',
+  timeoutMs: 15 * 60_000,
+  figures: FIGURES,
+  async run(signal) {
+    const { site: on } = await mediaSite(site, 'offline', signal);
+    const url = videoScreen(on);
+    const [visitor, browser] = [await returningVisitor(on), await launchBrowser(signal)];
+    // Not played: the download alone on the link (hls.js still buffers its start). Its fetches
+    // pass through the service worker once its cache exists: the worker's link is Fast 3G too.
+    const tab = await browser.tab(PHONE, { slowCpu: false, cache: true, workers: true });
+    await visitor(tab, url);
+    await tab.navigate(url);
+    let label: string | null = null;
+    for (let i = 0; !label && i < 600; i += 1, await sleep(100)) label = await tab.evaluate(offer);
+    if (!label) throw new Error('no download offered in 60 s');
+    const started = Date.now();
+    const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');
+    if (!(await tab.waitFor(ready, 8 * 60_000))) throw new Error('download not done in 8 min');
+    const downloadMs = Date.now() - started;
+    const bytes = await tab.evaluate(storedBytes);
+    const floor = FAST_3G.latency + (1000 * bytes) / FAST_3G.downloadThroughput;
+    await tab.navigate('about:blank');
+    // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
+    const frames = await repeat(RUNS, async () => {
+      const offline = await watching(browser, url, OFFLINE, tab.contextId);
+      await offline.tab.close();
+      return offline.frame;
+    });
+    await tab.close();
+    // A new context, no download: the link goes 20 s into playback and is back 45 s later.
+    const { tab: online } = await watching(browser, url, FAST_3G, visitor);
+    await sleep(OUTAGE_AT_MS);
+    await online.setLink(OFFLINE);
+    await sleep(OUTAGE_MS);
+    const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
+    await online.setLink(FAST_3G);
+    const movedMs = await online.evaluate(moves);
+    const back = `${stalled ? 'stalled' : 'still playing'} when the link came back`;
+    await online.close();
+    return {
+      download: {
+        value: `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`,
+        measured: downloadMs,
+        note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
+      },
+      offlineFrame: medianOf(frames),
+      outage: reading(movedMs === null ? 'did not move in 60 s' : seconds(movedMs), movedMs, back),
+    };
+  },
+});

@@ -1,29 +1,17 @@
-/**
- * Segments through nginx over HTTPS and straight from one instance (CPU per GB, login p99), then
- * the Redis section's flood through nginx with one instance killed: docs/benchmarks.md.
- */
+/** Segments via nginx and straight; the Redis flood via nginx, one killed: docs/benchmarks.md. */
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
-import { Agent as HttpAgent, get as httpGet } from 'node:http';
+import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { RUNG_FILE_PATTERN } from '../../config/media-layout';
 import { startProxy, workerPids } from '../ops/nginx';
 import { publishTestClip } from '../test-support/test-clip';
-import { SIGNIN_PATH, signedIn } from '../test-support/test-server';
-import { startBenchServer } from './load';
-import {
-  atEnd,
-  atMost,
-  exactly,
-  figure,
-  quantile,
-  sleep,
-  type Measurement,
-  type Site,
-} from './measure';
-import { bothInstances, floodBoth, twoInstancesOnRedis } from './load';
+import { SIGNIN_PATH, send, signedIn } from '../test-support/test-server';
+import { benchSite, bothInstances, floodBoth, twoInstancesOnRedis } from './load';
+import { atEnd, atMost, exactly, figure, quantile, reading, sleep } from './measure';
+import type { Measurement, Site } from './measure';
 
-/** KILL_AFTER_MS: once both floods run, this long before one instance is killed (the middle of both). */
+/** KILL_AFTER_MS: from both floods' start to the kill (the middle of both). */
 const [VIEWERS, PACE_BITS_PER_S, DURATION_S, KILL_AFTER_MS] = [200, 500_000, 30, 3_000];
 /** The failover's access log (method, path, status, the instances asked; never a cookie). */
 const FAILOVER_LOG = 'reports/bench-proxy-failover-access.log';
@@ -39,40 +27,20 @@ const cpuSeconds = (pids: number[]) =>
     }
   }, 0);
 
-/**
- * For DURATION_S, the viewers each fetch `segments` in turn at the pace of PACE_BITS_PER_S (a
- * failure is counted and asked again a second later) and the login is asked every 100 ms.
- */
-async function watch(
-  origin: string,
-  cookie: string,
-  pids: () => number[],
-  login: string,
-  segments: string[],
-) {
+type Watched = { origin: string; cookie: string; pids: () => number[] } & Paths;
+type Paths = { login: string; segments: string[] };
+// Viewers arriving over 6 s fetch `segments` in turn at PACE_BITS_PER_S (a failure again a second
+// later), the login every 100 ms, for DURATION_S: the CPU of `pids` per GB served, login p99.
+async function watch({ origin, cookie, pids, login, segments }: Watched) {
   const options = { keepAlive: true, maxSockets: VIEWERS + 4, rejectUnauthorized: false };
   const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
-  // Counted as they come, never kept: 200 viewers' segments would load this process's loop.
   const get = (path: string, headers = {}) =>
-    new Promise<{ status: number; bytes: number }>((resolve) => {
-      const request = httpGet(`${origin}${path}`, { agent, headers, timeout: 10_000 }, (answer) => {
-        let bytes = 0;
-        answer.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        answer.on('error', () => undefined);
-        answer.on('close', () =>
-          resolve({ status: answer.complete ? answer.statusCode! : 0, bytes }),
-        );
-      });
-      request.on('timeout', () => request.destroy());
-      request.on('error', () => resolve({ status: 0, bytes: 0 }));
-    });
+    send(`${origin}${path}`, { agent, headers }).catch(() => ({ status: 0, bytes: 0 }));
   const [cpuBefore, end] = [cpuSeconds(pids()), Date.now() + DURATION_S * 1000];
   const latencies: number[] = [];
   let [bytes, failed] = [0, 0];
   const viewer = async (next: number) => {
-    // Spread over the first segment's time, as viewers arriving.
-    await sleep(Math.random() * 6_000);
-    while (Date.now() < end) {
+    for (await sleep(Math.random() * 6_000); Date.now() < end;) {
       const started = Date.now();
       const answer = await get(segments[next % segments.length]!, { cookie });
       if (answer.status !== 200) failed += 1;
@@ -82,11 +50,10 @@ async function watch(
     }
   };
   const probe = async () => {
-    while (Date.now() < end) {
+    for (; Date.now() < end; await sleep(100)) {
       const started = performance.now();
       if ((await get(login)).status === 200) latencies.push(performance.now() - started);
       else failed += 1;
-      await sleep(100);
     }
   };
   await Promise.all([probe(), ...Array.from({ length: VIEWERS }, (_, i) => viewer(i))]);
@@ -100,67 +67,45 @@ async function watch(
   };
 }
 
-/**
- * From nginx's access log: the signins that failed (any status from 400 on but a signin's 401
- * and 429, and 499, the client's own at its end), and how many requests nginx passed on.
- */
+// nginx's access log: requests passed on to the other instance, and failed signins (from 400 on
+// but a signin's 401 and 429, and 499, the client's own at its end).
 function readAccessLog(file: string) {
-  const lines = readFileSync(file, 'utf8').split('\n');
-  const answers = lines
+  const answers = readFileSync(file, 'utf8')
+    .split('\n')
     .map((line) => /"(\S+ \S+) [^"]*" (\d{3}) .* upstream=(.*)$/.exec(line))
     .filter((answer) => answer !== null);
   const failedSignin = ([, request, status]: string[]) =>
     request === `POST ${SIGNIN_PATH}` && Number(status) >= 400 && !/401|429|499/.test(status!);
-  return {
-    total: answers.length,
-    retried: answers.filter((answer) => answer[3]!.includes(',')).length,
-    failedSignins: answers.filter(failedSignin).length,
-  };
+  const retried = answers.filter((answer) => answer[3]!.includes(',')).length;
+  return { total: answers.length, retried, failedSignins: answers.filter(failedSignin).length };
 }
 
-/**
- * The Redis section's floods on two instances sharing one redis-server, through nginx over HTTPS
- * (the video from MEDIA_DIR by nginx, as deployed); the second instance is killed with SIGKILL
- * KILL_AFTER_MS after both floods' processes have started.
- */
+/** The Redis section's floods through nginx (as deployed); the second instance is SIGKILLed. */
 async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const env = { MEDIA_DIR: mediaDir, DIST_DIR: site.distDir };
-  const { servers, password } = await twoInstancesOnRedis('failover', env, signal);
-  const [a, b] = servers;
-  // nginx appends: this run's requests only. Absolute: nginx reads a relative path from its prefix.
-  rmSync(FAILOVER_LOG, { force: true });
-  const upstreams = servers.map((server) => new URL(server.origin).host);
-  const proxy = await startProxy({
-    upstreams,
-    mediaDir,
-    workers: 'auto',
-    accessLog: resolve(FAILOVER_LOG),
-  });
+  const sites = await twoInstancesOnRedis(site, 'failover', signal, env);
+  rmSync(FAILOVER_LOG, { force: true }); // nginx appends to it, from its own prefix if relative
+  const upstreams = sites.map((each) => new URL(each.origin).host);
+  const accessLog = resolve(FAILOVER_LOG);
+  const proxy = await startProxy({ upstreams, mediaDir, workers: 'auto', accessLog });
   // signedIn (test-server.ts) speaks node:http, which speaks TLS through an HTTPS agent.
   const agent = new HttpsAgent({ rejectUnauthorized: false });
-  const viaProxy = { ...site, origin: proxy.origin, pid: a.process.pid!, password, agent };
-  let killed: Promise<string> | null = null;
+  atEnd(signal, async () => void agent.destroy());
+  atEnd(signal, () => proxy.stop());
+  const viaProxy = { ...sites[0]!, origin: proxy.origin, agent };
+  let killed: Promise<string> | undefined;
   const floodStarted: number[] = [];
   const onFlood = () => {
     if (floodStarted.push(Date.now()) < 2) return;
     killed = sleep(KILL_AFTER_MS).then(() => {
-      b.process.kill('SIGKILL');
+      process.kill(sites[1]!.pid, 'SIGKILL');
       const after = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
-      return `instance ${new URL(b.origin).host} killed ${after(floodStarted[0]!)} after flood A's process started, ${after(floodStarted[1]!)} after B's`;
+      return `instance ${upstreams[1]} killed ${after(floodStarted[0]!)} after flood A's process started, ${after(floodStarted[1]!)} after B's`;
     });
   };
-  try {
-    const [first, second] = await floodBoth([viaProxy, viaProxy], signal, onFlood);
-    return {
-      first,
-      second,
-      killed: await (killed as Promise<string> | null),
-      log: readAccessLog(FAILOVER_LOG),
-    };
-  } finally {
-    agent.destroy();
-    await proxy.stop();
-  }
+  const [first, second] = await floodBoth([viaProxy, viaProxy], signal, onFlood);
+  await proxy.stop();
+  return { first, second, killed: await killed, log: readAccessLog(FAILOVER_LOG) };
 }
 
 const p99 = atMost(200, (ms) => `${ms} ms`);
@@ -175,59 +120,47 @@ const FIGURES = {
   failoverPage: figure('Login page p99 under that flood, via nginx'),
 };
 
-export function proxyMeasurement(site: Site): Measurement<keyof typeof FIGURES> {
-  return {
-    name: `video bytes: ${VIEWERS} viewers at 500 kbit/s through nginx (HTTPS) and straight from one instance`,
-    timeoutMs: 300_000,
-    figures: FIGURES,
-    async run(signal) {
-      const { dir, manifest } = await publishTestClip(36);
-      const server = await startBenchServer(site.password, {
-        env: { MEDIA_DIR: dir, DIST_DIR: site.distDir },
-        logFile: 'reports/bench-server-proxy.log',
-      });
-      const upstreams = [new URL(server.origin).host];
-      const proxy = await startProxy({ upstreams, mediaDir: dir, workers: 'auto' });
-      atEnd(signal, async () => {
-        await proxy.stop();
-        await server.stop();
-        rmSync(dirname(dir), { recursive: true, force: true });
-      });
-      // The top rendition's segments, by the URLs a page asks for (docs/publishing.md).
-      const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
-      const segments = readdirSync(join(dir, manifest.version, rung.dir))
-        .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
-        .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
-      const { origin } = server;
-      const login = () => signedIn({ ...site, origin }).catch(() => signedIn({ ...site, origin }));
-      // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
-      const proxyCookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
-      const page = `${site.base}/login`;
-      const nginxPids = () => [proxy.pid, ...workerPids(proxy.pid)];
-      const proxied = await watch(proxy.origin, proxyCookie, nginxPids, page, segments);
-      const serverPid = () => [server.process.pid!];
-      const direct = await watch(origin, (await login()).cookie, serverPid, page, segments);
-      const { first, second, killed, log } = await floodAndKill(site, dir, signal);
-      const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
-      return {
-        proxyCpu: proxied.cpu,
-        directCpu: direct.cpu,
-        proxyPage: proxied.page,
-        directPage: direct.page,
-        failed: {
-          value: `${proxied.failed} | ${direct.failed}`,
-          measured: proxied.failed + direct.failed,
-        },
-        failoverFailed: {
-          value: killed
-            ? `A ${first.errors.value}, B ${second.errors.value}`
-            : 'no instance was killed',
-          measured: killed ? failoverErrors : null,
-          note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
-        },
-        failoverSignins: { value: String(log.failedSignins), measured: log.failedSignins },
-        failoverPage: bothInstances(first.page, second.page),
-      };
-    },
-  };
-}
+export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: `video bytes: ${VIEWERS} viewers at 500 kbit/s through nginx (HTTPS) and straight from one instance`,
+  timeoutMs: 300_000,
+  figures: FIGURES,
+  async run(signal) {
+    const { dir, manifest } = await publishTestClip(36);
+    const env = { MEDIA_DIR: dir, DIST_DIR: site.distDir };
+    const server = await benchSite(site, 'server-proxy', signal, env);
+    const upstreams = [new URL(server.origin).host];
+    const proxy = await startProxy({ upstreams, mediaDir: dir, workers: 'auto' });
+    atEnd(signal, async () => {
+      await proxy.stop();
+      rmSync(dirname(dir), { recursive: true, force: true });
+    });
+    // The top rendition's segments, by the URLs a page asks for (docs/publishing.md).
+    const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
+    const segments = readdirSync(join(dir, manifest.version, rung.dir))
+      .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
+      .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
+    const login = () => signedIn(server).catch(() => signedIn(server));
+    const paths = { login: `${site.base}/login`, segments };
+    // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
+    const cookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
+    const pids = () => [proxy.pid, ...workerPids(proxy.pid)];
+    const proxied = await watch({ ...paths, origin: proxy.origin, cookie, pids });
+    const straight = { ...paths, ...(await login()), origin: server.origin };
+    const direct = await watch({ ...straight, pids: () => [server.pid] });
+    const { first, second, killed, log } = await floodAndKill(site, dir, signal);
+    const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
+    const errors = `A ${first.errors.value}, B ${second.errors.value}`;
+    return {
+      ...{ proxyCpu: proxied.cpu, directCpu: direct.cpu },
+      ...{ proxyPage: proxied.page, directPage: direct.page },
+      failed: reading(`${proxied.failed} | ${direct.failed}`, proxied.failed + direct.failed),
+      failoverFailed: {
+        value: killed ? errors : 'no instance was killed',
+        measured: killed ? failoverErrors : null,
+        note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
+      },
+      failoverSignins: { value: String(log.failedSignins), measured: log.failedSignins },
+      failoverPage: bothInstances(first.page, second.page),
+    };
+  },
+});

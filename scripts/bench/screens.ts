@@ -1,29 +1,22 @@
-/**
- * The login's paints (median of 9) and both screens' layout shift at two sizes (worst of 3) on a
- * throttled phone, beside a bare page's FCP: what no page can beat here.
- */
+/** The login's paints, both screens' layout shift at two sizes, a bare page's FCP (docs). */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DESKTOP, PHONE, launchBrowser, returningVisitor } from './browser';
-import type { Browser, Viewport, Visitor } from './browser';
-import { atEnd, atMost, exactly, figure, medianOf, seconds } from './measure';
+import { DESKTOP, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
+import type { Viewport, Visitor } from './browser';
+import { atEnd, atMost, exactly, figure, medianOf, reading, seconds } from './measure';
 import type { Measurement, Site } from './measure';
 
-const PAINT_RUNS = 9;
-const SHIFT_RUNS = 3;
+const [PAINT_RUNS, SHIFT_RUNS] = [9, 3];
+const BARE_PAGE =
+  '<!doctype html><html lang="es"><head><meta charset="UTF-8"><meta name="viewport" ' +
+  'content="width=device-width, initial-scale=1"><title>Ingresar</title></head>' +
+  '<body><p>Ingresar</p></body></html>';
 
-/**
- * In the page once it has settled (the entries are buffered: nothing of ours runs before the
- * first paint): FCP, LCP, every layout shift without recent input summed, and what moved.
- */
+// In the settled page (buffered entries: nothing of ours runs before the first paint): FCP, LCP,
+// the layout shifts without recent input summed, and what moved.
 function readVitals() {
-  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-  const vitals = {
-    fcp: fcp?.startTime ?? null,
-    lcp: null as number | null,
-    cls: 0,
-    moved: [] as string[],
-  };
+  const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null;
+  const vitals = { fcp, lcp: null as number | null, cls: 0, moved: [] as string[] };
   const observe = (type: string, each: (entry: PerformanceEntry) => void) =>
     new PerformanceObserver((list) => list.getEntries().forEach(each)).observe({
       type,
@@ -40,89 +33,68 @@ function readVitals() {
   // The observers' buffered entries arrive in a task of their own, queued by observe().
   return new Promise<typeof vitals>((resolve) => setTimeout(() => resolve(vitals), 200));
 }
-
-async function loadOnce(browser: Browser, viewport: Viewport, url: string, visitor?: Visitor) {
-  const tab = await browser.tab(viewport);
-  try {
-    if (visitor) await visitor(tab, url);
-    await tab.navigate(url);
-    // React takes the page over and asks for more (the screen's chunk, the signin chunk).
-    await tab.quiet(1_000, 15_000);
-    return await tab.evaluate(readVitals);
-  } finally {
-    await tab.close();
-  }
-}
-
 type Vitals = Awaited<ReturnType<typeof readVitals>>;
 
 /** The worst run, rounded as the table shows it (so that "0.000" is never a miss). */
 function shift(runs: Vitals[]) {
   const worst = runs.reduce((a, b) => (b.cls > a.cls ? b : a));
   const measured = Number(worst.cls.toFixed(3));
-  return {
-    value: measured.toFixed(3),
-    measured,
-    note: `moved: ${worst.moved.join(' ') || 'none'}`,
-  };
+  return reading(measured.toFixed(3), measured, `moved: ${worst.moved.join(' ') || 'none'}`);
 }
 
-type Key =
-  'fcp' | 'lcp' | 'loginShift' | 'loginShiftDesktop' | 'bareFcp' | 'video' | 'videoDesktop';
+const noShift = exactly(0);
+const FIGURES = {
+  fcp: figure('Login FCP (4× CPU, Fast 3G)', atMost(800, seconds)),
+  lcp: figure('Login LCP (4× CPU, Fast 3G)', atMost(1000, seconds)),
+  loginShift: figure(`Login CLS, ${PHONE.name}`, noShift),
+  loginShiftDesktop: figure(`Login CLS, ${DESKTOP.name}`, noShift),
+  bareFcp: figure('Bare page FCP, same conditions'),
+  video: figure(`VideoPlayer CLS, returning visitor, ${PHONE.name}`, noShift),
+  videoDesktop: figure(`VideoPlayer CLS, returning visitor, ${DESKTOP.name}`, noShift),
+};
 
-export function screensMeasurement(site: Site): Measurement<Key> {
-  const noShift = exactly(0);
-  return {
-    name: `screens: login paints (median of ${PAINT_RUNS}), layout shift of both screens at both sizes (worst of ${SHIFT_RUNS}+), throttled`,
-    timeoutMs: 300_000,
-    figures: {
-      fcp: figure('Login FCP (4× CPU, Fast 3G)', atMost(800, seconds)),
-      lcp: figure('Login LCP (4× CPU, Fast 3G)', atMost(1000, seconds)),
-      loginShift: figure(`Login CLS, ${PHONE.name}`, noShift),
-      loginShiftDesktop: figure(`Login CLS, ${DESKTOP.name}`, noShift),
-      bareFcp: figure('Bare page FCP, same conditions'),
-      video: figure(`VideoPlayer CLS, returning visitor, ${PHONE.name}`, noShift),
-      videoDesktop: figure(`VideoPlayer CLS, returning visitor, ${DESKTOP.name}`, noShift),
-    },
-    async run(signal) {
-      const browser = await launchBrowser(signal);
-      const bare = createServer((_request, response) => {
-        response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-        response.end(
-          '<!doctype html><html lang="es"><head><meta charset="UTF-8"><meta name="viewport" ' +
-            'content="width=device-width, initial-scale=1"><title>Ingresar</title></head>' +
-            '<body><p>Ingresar</p></body></html>',
-        );
-      });
-      await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-      atEnd(signal, async () => void bare.close());
-      const login = `${site.origin}${site.base}/login`;
-      const player = `${site.origin}${site.base}/VideoPlayer`;
-      const visitor = await returningVisitor(site);
-      const page = (viewport: Viewport, url: string, count: number, visitor?: Visitor) => {
-        return { viewport, url, count, visitor, runs: [] as Vitals[] };
-      };
-      const pages = {
-        login: page(PHONE, login, PAINT_RUNS),
-        bare: page(PHONE, `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`, PAINT_RUNS),
-        loginDesktop: page(DESKTOP, login, SHIFT_RUNS),
-        video: page(PHONE, player, SHIFT_RUNS, visitor),
-        videoDesktop: page(DESKTOP, player, SHIFT_RUNS, visitor),
-      };
-      // Interleaved, so that a busier moment of the machine weighs on all alike.
-      for (let i = 0; i < PAINT_RUNS; i += 1) {
-        for (const { viewport, url, count, visitor, runs } of Object.values(pages))
-          if (i < count) runs.push(await loadOnce(browser, viewport, url, visitor));
+export const screensMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: `screens: login paints (median of ${PAINT_RUNS}), layout shift of both screens at both sizes (worst of ${SHIFT_RUNS}+), throttled`,
+  timeoutMs: 300_000,
+  figures: FIGURES,
+  async run(signal) {
+    const browser = await launchBrowser(signal);
+    const html = { 'Content-Type': 'text/html; charset=utf-8' };
+    const bare = createServer((_, response) => response.writeHead(200, html).end(BARE_PAGE));
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    atEnd(signal, async () => void bare.close());
+    const [login, player] = [`${site.origin}${site.base}/login`, videoScreen(site)];
+    const [visitor, port] = [await returningVisitor(site), (bare.address() as AddressInfo).port];
+    const pages: [Viewport, string, number, Visitor?][] = [
+      [PHONE, login, PAINT_RUNS],
+      [PHONE, `http://127.0.0.1:${port}/`, PAINT_RUNS],
+      [DESKTOP, login, SHIFT_RUNS],
+      [PHONE, player, SHIFT_RUNS, visitor],
+      [DESKTOP, player, SHIFT_RUNS, visitor],
+    ];
+    const runs = pages.map((): Vitals[] => []);
+    // Interleaved, so that a busier moment of the machine weighs on all alike.
+    for (let i = 0; i < PAINT_RUNS; i += 1)
+      for (const [k, [viewport, url, count, visitor]] of pages.entries()) {
+        if (i >= count) continue;
+        const tab = await browser.tab(viewport);
+        await visitor?.(tab, url);
+        await tab.navigate(url);
+        // React takes the page over and asks for more (the screen's chunk, the signin chunk).
+        await tab.quiet(1_000, 15_000);
+        runs[k]!.push(await tab.evaluate(readVitals));
+        await tab.close();
       }
-      return {
-        fcp: medianOf(pages.login.runs.map((run) => run.fcp)),
-        lcp: medianOf(pages.login.runs.map((run) => run.lcp)),
-        loginShift: shift(pages.login.runs),
-        loginShiftDesktop: shift(pages.loginDesktop.runs),
-        bareFcp: medianOf(pages.bare.runs.map((run) => run.fcp)),
-        video: shift(pages.video.runs),
-        videoDesktop: shift(pages.videoDesktop.runs),
-      };
-    },
-  };
-}
+    const [logins, bares, loginsDesktop, videos, videosDesktop] = runs as Vitals[][];
+    const paints = (key: 'fcp' | 'lcp', runs: Vitals[]) => medianOf(runs.map((run) => run[key]));
+    return {
+      ...{ fcp: paints('fcp', logins!), lcp: paints('lcp', logins!) },
+      ...{ loginShift: shift(logins!), loginShiftDesktop: shift(loginsDesktop!) },
+      ...{
+        bareFcp: paints('fcp', bares!),
+        video: shift(videos!),
+        videoDesktop: shift(videosDesktop!),
+      },
+    };
+  },
+});

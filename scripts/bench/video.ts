@@ -1,138 +1,99 @@
 /** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
-import { PHONE, launchBrowser, returningVisitor, trackRequests } from './browser';
+import { PHONE, launchBrowser, returningVisitor, trackRequests, videoScreen } from './browser';
 import type { Browser, Visitor } from './browser';
-import {
-  atMost,
-  figure,
-  holds,
-  kilobytes,
-  median,
-  medianOf,
-  percent,
-  runsOf,
-  seconds,
-} from './measure';
+import { atMost, figure, holds, kilobytes, median, medianOf, runsOf, seconds } from './measure';
+import { repeat } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
-const RUNS = 3;
-const SEEK_FRACTION = 0.8;
-const START_BUDGET = 0.1;
+const [RUNS, SEEK_FRACTION, START_BUDGET] = [3, 0.8, 0.1];
 
 /** A piece of the file as it arrived: where it sits in the file, and when. */
-interface Chunk {
-  at: number;
-  offset: number;
-  bytes: number;
-}
+type Chunk = { at: number; offset: number; bytes: number };
 
 /** Bytes of the file inside [from, to) covered by the chunks, counting each byte once. */
 function bytesWithin(chunks: Chunk[], from: number, to: number): number {
-  const spans = chunks
-    .map((c) => [Math.max(c.offset, from), Math.min(c.offset + c.bytes, to)] as const)
-    .filter(([start, end]) => end > start)
-    .sort((a, b) => a[0] - b[0]);
   let [total, reached] = [0, from];
-  for (const [start, end] of spans) {
-    if (end <= reached) continue;
-    total += end - Math.max(start, reached);
-    reached = end;
+  for (const { offset, bytes } of [...chunks].sort((a, b) => a.offset - b.offset)) {
+    const [start, end] = [Math.max(offset, reached), Math.min(offset + bytes, to)];
+    if (end > start) [total, reached] = [total + end - start, end];
   }
   return total;
 }
 
 /** One visit: the first frame, the bytes by then, the seek and the bytes in between. */
 async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
-  const tab = await browser.tab(PHONE);
-  try {
-    const url = `${site.origin}${site.base}/VideoPlayer`;
-    await visitor(tab, url);
-    const watch = await watchVideo(tab, 'metadata');
-    const tracked = trackRequests(tab);
-    await tab.navigate(url, false);
-    const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
-    const { firstFrameAt: frame } = await watch.read();
-    const at = await tracked.clock();
-    const requests = tracked.all().filter((request) => request.type === 'Media');
-    const fileSize = requests.find((request) => request.size !== null)?.size ?? null;
-    // Each chunk placed in the file: its answer's start and the chunks before it.
-    const chunks: Chunk[] = requests.flatMap(({ start, chunks }) => {
-      let offset = start;
-      return chunks.map(([time, bytes]) => ({
-        at: at(time),
-        offset: (offset += bytes) - bytes,
-        bytes,
-      }));
-    });
-    const startBytes =
-      frame === null ? null : chunks.filter((c) => c.at <= frame).reduce((s, c) => s + c.bytes, 0);
-    // The part in between ends where the seek's own request starts (the keyframe before 80 % of
-    // the time sits a little before 80 % of the bytes), or at 80 % if there was no such request.
-    const afterSeek = seek ? requests.filter((r) => at(r.sentAt) >= seek.requestedAt) : [];
-    const seekStart = afterSeek.length ? Math.min(...afterSeek.map((r) => r.start)) : null;
-    const end = Math.min(seekStart ?? Infinity, (fileSize ?? 0) * SEEK_FRACTION);
-    const between =
-      seek && fileSize !== null
-        ? bytesWithin(chunks, Math.floor(fileSize * START_BUDGET), Math.floor(end))
-        : null;
-    return {
-      frame,
-      fileSize,
-      startBytes,
-      between,
-      // Plays from there, on data from a Range request that skipped the part in between.
-      seekPlays:
-        !!seek?.playsOn && seekStart !== null && !!fileSize && seekStart / fileSize > START_BUDGET,
-      seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null,
-    };
-  } finally {
-    await tab.close();
-  }
+  const [tab, url] = [await browser.tab(PHONE), videoScreen(site)];
+  await visitor(tab, url);
+  const watch = await watchVideo(tab, 'metadata');
+  const tracked = trackRequests(tab);
+  await tab.navigate(url, false);
+  const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
+  const [{ firstFrameAt: frame }, at] = [await watch.read(), await tracked.clock()];
+  await tab.close();
+  const requests = tracked.all().filter((request) => request.type === 'Media');
+  const fileSize = requests.find((request) => request.size !== null)?.size ?? 0;
+  // Each chunk placed in the file: its answer's start and the chunks before it.
+  const chunks: Chunk[] = requests.flatMap(({ start, chunks }) => {
+    let offset = start;
+    return chunks.map(([time, bytes]) => ({
+      at: at(time),
+      offset: (offset += bytes) - bytes,
+      bytes,
+    }));
+  });
+  const sum = (within: Chunk[]) => within.reduce((total, c) => total + c.bytes, 0);
+  // The part in between ends where the seek's own request starts (the keyframe before 80 % of
+  // the time sits a little before 80 % of the bytes), or at 80 % if there was no such request.
+  const afterSeek = seek ? requests.filter((r) => at(r.sentAt) >= seek.requestedAt) : [];
+  const seekStart = afterSeek.length ? Math.min(...afterSeek.map((r) => r.start)) : null;
+  const end = Math.min(seekStart ?? Infinity, fileSize * SEEK_FRACTION);
+  const [from, to] = [Math.floor(fileSize * START_BUDGET), Math.floor(end)];
+  return {
+    fileSize: fileSize || null,
+    startBytes: frame === null ? null : sum(chunks.filter((c) => c.at <= frame)),
+    between: seek && fileSize ? bytesWithin(chunks, from, to) : null,
+    // Plays from there, on data from a Range request that skipped the part in between.
+    seekPlays: !!seek?.playsOn && !!fileSize && (seekStart ?? 0) / fileSize > START_BUDGET,
+    ...{ frame, seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null },
+  };
 }
 
 type Run = Awaited<ReturnType<typeof playOnce>>;
+const share = atMost(START_BUDGET * 100, (n) => `${n} % of file`);
+const FIGURES = {
+  frame: figure('VideoPlayer first frame (4× CPU, Fast 3G)', atMost(2500, seconds)),
+  start: figure('Video bytes by first frame', share),
+  seek: figure('Seek to 80 % plays from there', holds('plays, via a Range request')),
+  between: figure('Video bytes fetched between 10 % and the seek point', share),
+};
 
-export function videoMeasurement(site: Site): Measurement<'frame' | 'start' | 'seek' | 'between'> {
-  const share = atMost(START_BUDGET * 100, (n) => `${n} % of file`);
-  return {
-    name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
-    timeoutMs: 180_000,
-    figures: {
-      frame: figure('VideoPlayer first frame (4× CPU, Fast 3G)', atMost(2500, seconds)),
-      start: figure('Video bytes by first frame', share),
-      seek: figure('Seek to 80 % plays from there', holds('plays, via a Range request')),
-      between: figure('Video bytes fetched between 10 % and the seek point', share),
-    },
-    async run(signal) {
-      const browser = await launchBrowser(signal);
-      const visitor = await returningVisitor(site);
-      const runs: Run[] = [];
-      for (let i = 0; i < RUNS; i += 1) runs.push(await playOnce(browser, site, visitor));
-      const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
-      const ofFile = (pick: (run: Run) => number | null) => {
-        const bytes = median(runs.map(pick));
-        const known = bytes !== null && size !== null;
-        return {
-          value: known ? `${kilobytes(bytes)} (${percent(bytes, size)})` : 'n/a',
-          measured: known ? (100 * bytes) / size : null,
-          note: runsOf(runs.map(pick), kilobytes),
-        };
-      };
-      const seekFrame = median(runs.map((run) => run.seekFrame));
-      const plays = runs.every((run) => run.seekPlays);
+export const videoMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
+  timeoutMs: 180_000,
+  figures: FIGURES,
+  async run(signal) {
+    const [browser, visitor] = [await launchBrowser(signal), await returningVisitor(site)];
+    const runs = await repeat(RUNS, () => playOnce(browser, site, visitor));
+    const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
+    const ofFile = (pick: (run: Run) => number | null) => {
+      const bytes = median(runs.map(pick));
+      const known = bytes !== null && size !== null;
       return {
-        frame: medianOf(runs.map((run) => run.frame)),
-        start: ofFile((run) => run.startBytes),
-        seek: {
-          value: plays ? `yes, frame after ${seconds(seekFrame)}` : 'no',
-          measured: plays,
-          note: runsOf(
-            runs.map((run) => run.seekFrame),
-            seconds,
-          ),
-        },
-        between: ofFile((run) => run.between),
+        value: known ? `${kilobytes(bytes)} (${((100 * bytes) / size).toFixed(1)} %)` : 'n/a',
+        measured: known ? (100 * bytes) / size : null,
+        note: runsOf(runs.map(pick), kilobytes),
       };
-    },
-  };
-}
+    };
+    const [seekFrames, plays] = [runs.map((run) => run.seekFrame), runs.every((r) => r.seekPlays)];
+    return {
+      frame: medianOf(runs.map((run) => run.frame)),
+      start: ofFile((run) => run.startBytes),
+      seek: {
+        value: plays ? `yes, frame after ${seconds(median(seekFrames))}` : 'no',
+        ...{ measured: plays, note: runsOf(seekFrames, seconds) },
+      },
+      between: ofFile((run) => run.between),
+    };
+  },
+});

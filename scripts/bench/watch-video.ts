@@ -1,65 +1,52 @@
-/** The one way of watching the page's <video> (video, adaptive, first visit), on its clock. */
+/** The one way of watching the page's <video> in the video sections, on the page's clock. */
 import type { Tab } from './browser';
 
-/**
- * Stalls: each `waiting` → `playing` after the first frame, and the time spent waiting;
- * heightMs: the rendition's height while playing, weighted by time (over playingMs).
- */
+// Stalls: each `waiting` → `playing` after the first frame; heightMs: the rendition's height
+// while playing, weighted by time (over playingMs).
 const WATCH = {
   firstFrameAt: null as number | null,
   ...{ stalls: 0, stalledMs: 0, heightMs: 0, playingMs: 0, heightAtEnd: 0, currentTime: 0 },
 };
 export type Watch = typeof WATCH;
 
-declare global {
-  interface Window {
-    __benchWatch?: Watch;
-  }
-}
+type Watched = typeof globalThis & { __benchWatch?: Watch };
 
-/**
- * Runs in the page before its scripts, and watches its first <video> (media events do not
- * bubble, but they do capture). Play is pressed, muted, at `loadstart` (a visitor who taps play
- * at once) or at `loadedmetadata` if the app has not started playback by then.
- */
+// In the page before its scripts: its first <video> (media events do not bubble, but capture).
+// Play is pressed, muted, at `loadstart` or, if the app has not played it, at `loadedmetadata`.
 function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
-  window.__benchWatch = watch;
-  let video: HTMLVideoElement | null = null;
-  let waitingSince: number | null = null;
+  (globalThis as Watched).__benchWatch = watch;
+  let [video, waitingSince] = [null as HTMLVideoElement | null, null as number | null];
   let last = performance.now();
   const play = (element: HTMLVideoElement) => {
     element.muted = true;
     void element.play().catch(() => undefined);
   };
   const height = (element: HTMLVideoElement) => Math.min(element.videoHeight, element.videoWidth);
-  addEventListener(
-    'loadstart',
-    (event) => {
-      if (video || !(event.target instanceof HTMLVideoElement)) return;
-      const element = (video = event.target);
-      element.requestVideoFrameCallback((now, frame) => {
-        watch.firstFrameAt ??= frame.presentationTime || now;
-      });
-      if (playAt === 'loadstart') play(element);
-      element.addEventListener('loadedmetadata', () => {
-        // After the app's own handlers: if nothing plays and no frame shows, press play now.
-        setTimeout(() => {
-          const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
-          if (playAt === 'metadata' && idle) play(element);
-        }, 0);
-      });
-      element.addEventListener('waiting', () => {
-        if (watch.firstFrameAt !== null && waitingSince === null) waitingSince = performance.now();
-      });
-      element.addEventListener('playing', () => {
-        if (waitingSince === null) return;
-        watch.stalls += 1;
-        watch.stalledMs += performance.now() - waitingSince;
-        waitingSince = null;
-      });
-    },
-    true,
-  );
+  const loadstart = ({ target: element }: Event) => {
+    if (video || !(element instanceof HTMLVideoElement)) return;
+    video = element;
+    element.requestVideoFrameCallback((now, frame) => {
+      watch.firstFrameAt ??= frame.presentationTime || now;
+    });
+    if (playAt === 'loadstart') play(element);
+    // After the app's own handlers: if nothing plays and no frame shows, press play now.
+    element.addEventListener('loadedmetadata', () =>
+      setTimeout(() => {
+        const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
+        if (playAt === 'metadata' && idle) play(element);
+      }, 0),
+    );
+    element.addEventListener('waiting', () => {
+      if (watch.firstFrameAt !== null) waitingSince ??= performance.now();
+    });
+    element.addEventListener('playing', () => {
+      if (waitingSince === null) return;
+      watch.stalls += 1;
+      watch.stalledMs += performance.now() - waitingSince;
+      waitingSince = null;
+    });
+  };
+  addEventListener('loadstart', loadstart, true);
   setInterval(() => {
     const now = performance.now();
     if (video && !video.paused && video.readyState >= 3 && waitingSince === null) {
@@ -67,51 +54,36 @@ function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
       watch.playingMs += now - last;
     }
     last = now;
-    if (!video) return;
-    watch.heightAtEnd = height(video);
-    watch.currentTime = video.currentTime;
+    if (video) [watch.heightAtEnd, watch.currentTime] = [height(video), video.currentTime];
   }, 250);
 }
 
-/**
- * Runs in the page: once the video can play (the page may be between the MP4 and hls.js), seeks
- * to `fraction` of it; when the first frame from there came (null: none in 15 s), and whether
- * playback then went on a second past it.
- */
+// In the page, once the video can play (the MP4 or hls.js): a seek to `fraction`, its first frame
+// there (null: none in 15 s), and whether playback went on a second past it (in 10 s).
 async function seekPage(fraction: number) {
   const video = document.querySelector('video');
-  if (!video) return null;
-  const ready = () => Number.isFinite(video.duration) && video.readyState >= 3;
-  for (let waited = 0; !ready() && waited < 20_000; waited += 100)
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  if (!ready()) return null;
-  const target = video.duration * fraction;
-  const requestedAt = performance.now();
+  const until = async (done: () => boolean, ms: number) => {
+    for (const end = performance.now() + ms; !done() && performance.now() < end;)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    return done();
+  };
+  const ready = () => !!video && Number.isFinite(video.duration) && video.readyState >= 3;
+  if (!video || !(await until(ready, 20_000))) return null;
+  const [target, requestedAt] = [video.duration * fraction, performance.now()];
   video.currentTime = target;
   if (video.paused) {
     video.muted = true;
     void video.play().catch(() => undefined);
   }
   const frameAt = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => resolve(null), 15_000);
-    const check: VideoFrameRequestCallback = (now, frame) => {
-      if (frame.mediaTime < target - 0.1) return void video.requestVideoFrameCallback(check);
-      clearTimeout(timer);
-      resolve(frame.presentationTime || now);
-    };
+    setTimeout(() => resolve(null), 15_000);
+    const check: VideoFrameRequestCallback = (now, frame) =>
+      frame.mediaTime < target - 0.1
+        ? video.requestVideoFrameCallback(check)
+        : resolve(frame.presentationTime || now);
     video.requestVideoFrameCallback(check);
   });
-  const playsOn =
-    frameAt !== null &&
-    (await new Promise<boolean>((resolve) => {
-      const giveUpAt = performance.now() + 10_000;
-      const poll = setInterval(() => {
-        const done = video.currentTime >= target + 1;
-        if (!done && performance.now() < giveUpAt) return;
-        clearInterval(poll);
-        resolve(done);
-      }, 100);
-    }));
+  const playsOn = frameAt !== null && (await until(() => video.currentTime >= target + 1, 10_000));
   return { requestedAt, frameAt, playsOn };
 }
 
@@ -120,8 +92,8 @@ export async function watchVideo(tab: Tab, playAt: 'loadstart' | 'metadata') {
   await tab.beforeScripts(watchPage, [playAt, WATCH] as [typeof playAt, Watch]);
   return {
     firstFrame: (timeoutMs: number) =>
-      tab.waitFor(() => window.__benchWatch?.firstFrameAt != null, timeoutMs),
-    read: () => tab.evaluate(() => window.__benchWatch!),
+      tab.waitFor(() => (globalThis as Watched).__benchWatch?.firstFrameAt != null, timeoutMs),
+    read: () => tab.evaluate(() => (globalThis as Watched).__benchWatch!),
     seek: (fraction: number) => tab.evaluate(seekPage, fraction),
   };
 }

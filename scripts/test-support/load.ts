@@ -14,10 +14,10 @@
  * (lowest in the 5 s idle after the load) more than 30 MB over the baseline taken after a 5 s
  * warm-up, or file descriptors left open.
  */
-import autocannon, { type Request } from 'autocannon';
+import type { Request } from 'autocannon';
 import { readdirSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { quantile } from '../bench/measure';
+import { cannon, quantile } from '../bench/measure';
 import { buildIfMissing, residentBytes, send, signIn, signedIn, startServer } from './test-server';
 
 const DURATION_S = Number(process.env.LOAD_SECONDS ?? 30);
@@ -38,14 +38,14 @@ const fail = (message: string) => void (failures.length < 20 && failures.push(me
 /** `connections` players seeking through the video for `seconds`; checks every answer. */
 async function streams(origin: string, cookie: string, size: number, seconds: number) {
   const video = { requests: 0, bytes: 0, latencies: [] as number[] };
-  const seek = (request: Request, context: Record<string, unknown>): Request => {
+  const seek = (request: Request, context: { from?: number }): Request => {
     const from = Math.floor(Math.random() * size);
     const to =
       Math.random() < 2 / 3 ? Math.floor(from + 64 * 1024 + Math.random() * 384 * 1024) : '';
     context.from = from;
     return { ...request, headers: { cookie, range: `bytes=${from}-${to}` } };
   };
-  const instance = autocannon({
+  const instance = cannon({
     url: origin,
     connections: STREAMS,
     duration: seconds,
@@ -54,8 +54,8 @@ async function streams(origin: string, cookie: string, size: number, seconds: nu
       {
         path: '/api/video',
         setupRequest: seek,
-        onResponse: (status, _body, context, headers) => {
-          const range = String(headers['content-range']);
+        onResponse: (status, _body, context: { from?: number }, headers) => {
+          const range = String(headers?.['content-range']);
           if (status !== 206 || !range.startsWith(`bytes ${String(context.from)}-`))
             fail(`${status} ${range} for bytes=${String(context.from)}-`);
         },

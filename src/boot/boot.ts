@@ -59,14 +59,11 @@ function showVideoScreen(greeting: string): boolean {
     startApp();
   });
   setTimeout(startApp, boot.appWaitMs);
+  if (adaptive) boot.adaptive.forEach(preload);
   void startVideo(video, {
     info,
     storage: localStorage,
-    // Asked for by the start once the first frame is there; its own imports beside it.
-    loadAdaptive: () => {
-      boot.adaptive.forEach(preload);
-      return import(/* @vite-ignore */ boot.adaptive[0]!);
-    },
+    loadAdaptive: () => import(/* @vite-ignore */ boot.adaptive[0]!),
   });
   return true;
 }

@@ -35,6 +35,15 @@ async function append(buffer: SourceBuffer, body: ArrayBuffer) {
   await event(buffer, 'updateend');
 }
 
+const mimeType = (codecs: string) => `video/mp4; codecs="${codecs}"`;
+
+/**
+ * Whether the start can show the first frame itself here. Not with ManagedMediaSource (Safari
+ * 17+, iPhones): it needs disableRemotePlayback and a test of its own; hls.js starts there.
+ */
+export const canShowFirstFrame = (codecs: string | undefined): codecs is string =>
+  !!codecs && typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported(mimeType(codecs));
+
 /**
  * Shows `init` and `first` in `video` from `position` (seconds); `shown` settles with whether it
  * did. Where it cannot (no MediaSource or codecs, a failed request, an engine that does not
@@ -48,11 +57,7 @@ export function showFirstFrame(
   position: number,
   attach: (url: string) => void,
 ) {
-  const type = `video/mp4; codecs="${codecs}"`;
-  // Not ManagedMediaSource (Safari 17+): it needs disableRemotePlayback and a test of its own.
-  const possible =
-    !!codecs && typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported(type);
-  const mediaSource = possible ? new MediaSource() : null;
+  const mediaSource = canShowFirstFrame(codecs) ? new MediaSource() : null;
   let buffer: SourceBuffer | null = null;
   let appending: Promise<unknown> = Promise.resolve();
   let handedOver = false;
@@ -67,7 +72,7 @@ export function showFirstFrame(
         await opened;
         // Its length before hls.js reads the playlist: the controls do not change when it comes.
         if (durationS) mediaSource.duration = durationS;
-        const made = mediaSource.addSourceBuffer(type);
+        const made = mediaSource.addSourceBuffer(mimeType(codecs!));
         await append(made, initAnswer.body);
         await append(made, firstAnswer.body);
         if (position > 0 && video.paused) video.currentTime = position;

@@ -8,7 +8,7 @@
 import { RUNG_FILES, segmentAt, segmentName, type MediaInfo } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
 import { requestAhead, requestEarly, showPoster } from './early-requests';
-import { showFirstFrame } from './first-frame';
+import { canShowFirstFrame, showFirstFrame } from './first-frame';
 import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './media-support';
 import { levelsFor, readChoice, readEstimate, saveEstimate, startRung } from './quality';
 import { readPosition } from './resume-position';
@@ -76,9 +76,20 @@ function planStart(info: MediaInfo, storage: SessionStorage) {
   const from = position ?? 0;
   const index = segmentAt(from, info.firstSegmentS);
   const inRung = (file: string) => urls.inRung(rung.dir, file);
-  const [init, first] = [inRung(RUNG_FILES.init), inRung(segmentName(index))];
-  const asked = [urls.master, inRung(RUNG_FILES.playlist), init, first];
-  return { urls, position, choice, estimateBps, rung, from, index, init, first, asked };
+  const init = inRung(RUNG_FILES.init);
+  const first = inRung(segmentName(index));
+  const next = inRung(segmentName(index + 1));
+  // The first segment is short (2 s): when the start shows its frame, it appends the second
+  // too, asked with the first, so that a play pressed at that frame does not wait for hls.js.
+  const ownFrame = canShowFirstFrame(rung.codecs);
+  const asked = [
+    urls.master,
+    inRung(RUNG_FILES.playlist),
+    init,
+    first,
+    ...(ownFrame ? [next] : []),
+  ];
+  return { urls, position, choice, estimateBps, rung, from, init, first, next, ownFrame, asked };
 }
 
 /**
@@ -98,12 +109,10 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     resumeAt(video, readPosition(storage, urls.position));
     return null;
   }
-  // With a published ladder and Media Source, hls.js plays it; the start asks for its first four
-  // requests at once and shows the first frame before hls.js's chunk is here.
-  const { urls, position, choice, estimateBps, rung, from, index, init, first, asked } = planStart(
-    info,
-    storage,
-  );
+  // With a published ladder and Media Source, hls.js plays it; the start asks for its first
+  // requests at once, beside hls.js's chunk, and shows the first frame without it.
+  const { urls, position, choice, estimateBps, rung, from, init, first, next, ownFrame, asked } =
+    planStart(info, storage);
   showPoster(video, 'after first frame');
   const early = requestEarly(asked);
   const firstFrame = showFirstFrame(
@@ -113,21 +122,16 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     from,
     (url) => setSource(video, url),
   );
-  // The first segment is short (2 s): if hls.js asked for the second only after the first
-  // frame (it asks one at a time), on a slow link it would come a round trip too late. So the
-  // start asks for it when the first's answer begins to arrive: its round trip then overlaps the
-  // first's bytes without sharing the link with them (asked together, they shared it).
-  const next = urls.inRung(rung.dir, segmentName(index + 1));
-  void early.get(first)!.started.then(() => {
-    for (const [url, answer] of requestEarly([next])) {
-      early.set(url, answer);
-      firstFrame.more(answer);
-    }
-  });
+  // Without it, hls.js (at once) would ask for the second only after the first frame (one at a
+  // time): a round trip too late on a slow link. So it is asked when the first's answer begins to
+  // arrive: its round trip overlaps the first's bytes without sharing the link with them.
+  if (ownFrame) firstFrame.more(early.get(next)!);
+  else
+    void early.get(first)!.started.then(() => {
+      for (const [url, answer] of requestEarly([next])) early.set(url, answer);
+    });
   let player: AdaptivePlayer | null = null;
   try {
-    // hls.js's chunk once the first frame is there: before, it would share the link with it.
-    await firstFrame.shown;
     const { attachAdaptive } = await options.loadAdaptive();
     const handover = await firstFrame.handOver();
     // hls.js's own source after the start's: its load algorithm pauses a play already pressed.

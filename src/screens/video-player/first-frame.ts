@@ -84,8 +84,8 @@ export function showFirstFrame(
   })().catch(() => false);
   return {
     shown,
-    /** Whether the element has the start's own source (hls.js's would then start it again). */
-    attached: () => !!mediaSource && video.src.startsWith('blob:'),
+    /** Whether the element was given the start's own source (hls.js's would load it again). */
+    attached: mediaSource !== null,
     more(answer: EarlyAnswer) {
       void Promise.all([shown, answer]).then(([ok, response]) => {
         if (ok && buffer && response && !handedOver) appending = append(buffer, response.body);
@@ -99,7 +99,7 @@ export function showFirstFrame(
       } catch {
         return null;
       }
-      return ok && mediaSource && buffer && codecs ? { mediaSource, buffer, codecs } : null;
+      return ok && buffer ? { mediaSource: mediaSource!, buffer, codecs: codecs! } : null;
     },
   };
 }

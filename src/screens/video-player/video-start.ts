@@ -122,9 +122,9 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     from,
     (url) => setSource(video, url),
   );
-  // Without it, hls.js (at once) would ask for the second only after the first frame (one at a
-  // time): a round trip too late on a slow link. So it is asked when the first's answer begins to
-  // arrive: its round trip overlaps the first's bytes without sharing the link with them.
+  // Where hls.js shows the first frame, it would ask for the second only after it (one at a
+  // time): a round trip too late on a slow link. So the start asks when the first's answer
+  // begins to arrive: its round trip overlaps the first's bytes without sharing the link.
   if (ownFrame) firstFrame.more(early.get(next)!);
   else
     void early.get(first)!.started.then(() => {
@@ -135,7 +135,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     const { attachAdaptive } = await options.loadAdaptive();
     const handover = await firstFrame.handOver();
     // hls.js's own source after the start's: its load algorithm pauses a play already pressed.
-    const replay = !handover && firstFrame.attached() && !video.paused;
+    const replay = !handover && firstFrame.attached && !video.paused;
     player = attachAdaptive({
       video,
       masterUrl: urls.master,

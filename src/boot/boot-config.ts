@@ -13,8 +13,8 @@ export interface BootConfig {
 }
 
 /**
- * The video's first bytes come first: on Slow 3G, hls.js and the first segment alone take until
- * about 8 s, and the bundle would share the link with them. The video's own controls work
+ * The video's first bytes come first: on Slow 3G its first two segments alone take until about
+ * 7 s, and the bundle would share the link with them. The video's own controls work
  * meanwhile; after this long without the video the app starts anyway.
  */
 export const APP_WAIT_MS = 10_000;

@@ -3,8 +3,8 @@
  * allows it by its hash): it starts the app's bundle. For a returning visitor (a stored session
  * the machine will accept) it first shows the video screen's prerendered markup with the
  * greeting and starts its video (startVideo), and the bundle waits for the video's first bytes
- * so as not to share a slow link with them; React then hydrates that markup and adopts the
- * video. Otherwise it answers the login's form until the app does (first-press.ts), so that a
+ * (with hls.js, its first two segments) so as not to share a slow link with them; React then
+ * hydrates that markup and adopts the video. Otherwise it answers the login's form until the app does (first-press.ts), so that a
  * press at the first paint already signs in. The whole start: docs/video-start.md.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
@@ -53,17 +53,22 @@ function showVideoScreen(greeting: string): boolean {
   document.title = boot.title;
   videoShown = true;
 
-  video.addEventListener(info ? 'loadeddata' : 'loadedmetadata', startApp);
+  // With hls.js, the bundle comes with its chunk, when the start asks for it (video-start.ts).
+  if (!adaptive) video.addEventListener(info ? 'loadeddata' : 'loadedmetadata', startApp);
   video.addEventListener('error', () => {
     video.failedBeforeApp = true;
     startApp();
   });
   setTimeout(startApp, boot.appWaitMs);
-  if (adaptive) boot.adaptive.forEach(preload);
   void startVideo(video, {
     info,
     storage: localStorage,
-    loadAdaptive: () => import(/* @vite-ignore */ boot.adaptive[0]!),
+    // Asked for by the start once its first two segments are in; what the chunk imports beside it.
+    loadAdaptive: () => {
+      startApp();
+      boot.adaptive.forEach(preload);
+      return import(/* @vite-ignore */ boot.adaptive[0]!);
+    },
   });
   return true;
 }
@@ -82,7 +87,11 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
       () => boot.modules.forEach(preload),
       () => startAhead(info, localStorage),
     );
-  // hls.js, fetched while the visitor types: after the press the link carries only the signin
-  // and the video's start. After the page's load, so that the login's own bytes come first.
-  if (adaptive) addEventListener('load', () => boot.adaptive.forEach(preload), { once: true });
+  // hls.js, fetched while the visitor types, after the page's load (the login's own bytes come
+  // first). Not once "Ingresar" is pressed: it would share the link with the video's first
+  // segment, and the start asks for it after the first frame.
+  let pressed = false;
+  form?.addEventListener('submit', () => (pressed = true));
+  if (adaptive)
+    addEventListener('load', () => pressed || boot.adaptive.forEach(preload), { once: true });
 }

@@ -28,7 +28,10 @@ export function requestEarly(urls: string[]): EarlyRequests {
           return { body, askedAt, firstByteAt, endedAt: performance.now() };
         })
         .catch(() => null);
-      return [url, Object.assign(response, { started: started.catch(() => null) })] as const;
+      return [
+        url,
+        Object.assign(response, { started: started.catch(() => null), askedAt }),
+      ] as const;
     }),
   );
 }

@@ -5,6 +5,7 @@
  * after the first segment, and the frame waited for it. Kept free of hls.js: the boot bundles it.
  * The whole story: docs/video-start.md.
  */
+import { SEGMENT_S } from '../../../config/media-layout';
 import type { EarlyAnswer, MediaHandover } from './video-contract';
 
 /**
@@ -15,12 +16,42 @@ import type { EarlyAnswer, MediaHandover } from './video-contract';
  */
 const ENGINE_MS = 2_000;
 
+/**
+ * The segments `follow` appends after the first, at most (to 20 s), the third and fourth only
+ * once less than AHEAD_S is buffered ahead. hls.js's chunk comes about 9 s after the first frame
+ * on EDGE, beside the app's bundle; sooner, it chooses the rendition.
+ */
+const [FOLLOW_MAX, AHEAD_S] = [3, 10];
+
 function within<T>(work: Promise<T>): Promise<T> {
   return Promise.race([
     work,
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error('too slow')), ENGINE_MS)),
   ]);
 }
+
+/**
+ * Resolves once the video plays with less than AHEAD_S ahead, buffered or on its way (`coming`
+ * seconds): a segment asked for then comes in time on EDGE, and on a faster link hls.js has
+ * taken over before.
+ */
+const runningLow = (video: HTMLVideoElement, coming: () => number) =>
+  new Promise<void>((resolve) => {
+    const check = () => {
+      const { buffered, currentTime, paused } = video;
+      const end = buffered.length ? buffered.end(buffered.length - 1) : 0;
+      if (paused || end + coming() - currentTime >= AHEAD_S) return;
+      video.removeEventListener('timeupdate', check);
+      video.removeEventListener('play', check);
+      resolve();
+    };
+    video.addEventListener('timeupdate', check);
+    video.addEventListener('play', check);
+    check();
+  });
+
+const until = (time: number) =>
+  new Promise((resolve) => setTimeout(resolve, time - performance.now()));
 
 const event = (target: EventTarget, name: string) =>
   new Promise<void>((resolve, reject) => {
@@ -47,7 +78,7 @@ export const canShowFirstFrame = (codecs: string | undefined): codecs is string 
 /**
  * Shows `init` and `first` in `video` from `position` (seconds); `shown` settles with whether it
  * did. Where it cannot (no MediaSource or codecs, a failed request, an engine that does not
- * show it) hls.js starts as it always did. `more` appends a later segment while hls.js is not
+ * show it) hls.js starts as it always did. `follow` appends the next segments while hls.js is not
  * there yet; `handOver` stops that and gives hls.js the Media Source. `attach` sets the source.
  */
 export function showFirstFrame(
@@ -61,6 +92,7 @@ export function showFirstFrame(
   let buffer: SourceBuffer | null = null;
   let appending: Promise<unknown> = Promise.resolve();
   let handedOver = false;
+  let appended = 0;
   const shown = (async () => {
     if (!mediaSource) return false;
     const opened = event(mediaSource, 'sourceopen');
@@ -86,10 +118,49 @@ export function showFirstFrame(
     shown,
     /** Whether the element was given the start's own source (hls.js's would load it again). */
     attached: mediaSource !== null,
-    more(answer: EarlyAnswer) {
-      void Promise.all([shown, answer]).then(([ok, response]) => {
-        if (ok && buffer && response && !handedOver) appending = append(buffer, response.body);
-      });
+    /**
+     * Until hls.js takes over, appends the segments after the first, in order (`ask(1)`,
+     * `ask(2)`, ...). The second is asked for `firstMs` (the first's transfer, as estimated)
+     * after the first: its bytes then begin as the first's end, neither sharing the link with
+     * them (the frame would wait) nor a round trip late (a play pressed at the frame would wait
+     * after 2 s). The others once the one before begins to arrive and the video plays with
+     * little ahead (runningLow). Settles when the second is appended, or will not be.
+     */
+    follow(ask: (step: number) => EarlyAnswer, firstMs: number): Promise<void> {
+      let queue: Promise<unknown> = shown;
+      let stopped = false;
+      // The seconds asked for and not appended yet.
+      let asked = 0;
+      let secondIn!: () => void;
+      const second = new Promise<void>((resolve) => (secondIn = resolve));
+      // No frame of its own: hls.js starts over at once (what was asked is in its early answers).
+      void shown.then((ok) => ok || ((stopped = true), secondIn()));
+      void (async () => {
+        let previous = first;
+        for (let step = 1; step <= FOLLOW_MAX; step += 1) {
+          if (step === 1) await Promise.race([first, until(first.askedAt + firstMs)]);
+          else await Promise.all([previous.started, runningLow(video, () => asked)]);
+          if (stopped || handedOver || mediaSource?.readyState !== 'open') return;
+          const answer = ask(step);
+          asked += SEGMENT_S;
+          queue = Promise.all([answer, queue]).then(([response]) => {
+            // Once hls.js has it, an answer not appended yet is its own (it asks by URL).
+            if (handedOver) return;
+            if (!response || !buffer) throw new Error('not appended');
+            appending = append(buffer, response.body);
+            return appending.then(() => {
+              appended += 1;
+              asked -= SEGMENT_S;
+            });
+          });
+          // A segment that could not be appended (the link, the source replaced) ends the chain.
+          queue.catch(() => (stopped = true)).finally(secondIn);
+          previous = answer;
+        }
+      })()
+        .catch(() => {})
+        .finally(secondIn);
+      return second;
     },
     async handOver(): Promise<MediaHandover | null> {
       const ok = await shown;
@@ -99,7 +170,7 @@ export function showFirstFrame(
       } catch {
         return null;
       }
-      return ok && buffer ? { mediaSource: mediaSource!, buffer, codecs: codecs! } : null;
+      return ok && buffer ? { mediaSource: mediaSource!, buffer, codecs: codecs!, appended } : null;
     },
   };
 }

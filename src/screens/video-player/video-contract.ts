@@ -58,7 +58,12 @@ interface EarlyResponse {
  * By absolute URL; null when the request failed (hls.js then asks again, its own way).
  * `started` settles when the answer begins to arrive.
  */
-export type EarlyAnswer = Promise<EarlyResponse | null> & { started: Promise<unknown> };
+export type EarlyAnswer = Promise<EarlyResponse | null> & {
+  /** Settles when the answer begins to arrive (its headers). */
+  started: Promise<unknown>;
+  /** performance.now() when asked. */
+  askedAt: number;
+};
 export type EarlyRequests = Map<string, EarlyAnswer>;
 
 /** The first frame the start showed before hls.js came (first-frame.ts): hls.js adopts it. */
@@ -67,6 +72,8 @@ export interface MediaHandover {
   buffer: SourceBuffer;
   /** What the buffer was made for, as the rendition's playlist says it. */
   codecs: string;
+  /** The segments the start appended after the first: they count as held (adaptive-player.ts). */
+  appended: number;
 }
 
 export interface AttachOptions {

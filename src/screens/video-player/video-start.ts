@@ -5,7 +5,13 @@
  * calls load() (the retry after a failure goes through reloadVideo, the leave through
  * video-stop.ts). Kept free of React: the boot bundles it. The whole story: docs/video-start.md.
  */
-import { RUNG_FILES, segmentAt, segmentName, type MediaInfo } from '../../../config/media-layout';
+import {
+  RUNG_FILES,
+  SEGMENT_S,
+  segmentAt,
+  segmentName,
+  type MediaInfo,
+} from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
 import { requestAhead, requestEarly, showPoster } from './early-requests';
 import { canShowFirstFrame, showFirstFrame } from './first-frame';
@@ -77,19 +83,27 @@ function planStart(info: MediaInfo, storage: SessionStorage) {
   const index = segmentAt(from, info.firstSegmentS);
   const inRung = (file: string) => urls.inRung(rung.dir, file);
   const init = inRung(RUNG_FILES.init);
-  const first = inRung(segmentName(index));
-  const next = inRung(segmentName(index + 1));
-  // The first segment is short (2 s): when the start shows its frame, it appends the second
-  // too, asked with the first, so that a play pressed at that frame does not wait for hls.js.
+  const segment = (step: number) => inRung(segmentName(index + step));
+  const first = segment(0);
   const ownFrame = canShowFirstFrame(rung.codecs);
-  const asked = [
-    urls.master,
-    inRung(RUNG_FILES.playlist),
+  // Only what the first frame needs: anything else asked now would share the link with it.
+  // Where the start shows that frame, hls.js's playlists are asked for once it is on its way.
+  const playlists = [urls.master, inRung(RUNG_FILES.playlist)];
+  const asked = ownFrame ? [init, first] : [...playlists, init, first];
+  return {
+    urls,
+    position,
+    choice,
+    estimateBps,
+    rung,
+    from,
     init,
     first,
-    ...(ownFrame ? [next] : []),
-  ];
-  return { urls, position, choice, estimateBps, rung, from, init, first, next, ownFrame, asked };
+    segment,
+    ownFrame,
+    playlists,
+    asked,
+  };
 }
 
 /**
@@ -109,12 +123,12 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     resumeAt(video, readPosition(storage, urls.position));
     return null;
   }
-  // With a published ladder and Media Source, hls.js plays it; the start asks for its first
-  // requests at once, beside hls.js's chunk, and shows the first frame without it.
-  const { urls, position, choice, estimateBps, rung, from, init, first, next, ownFrame, asked } =
-    planStart(info, storage);
+  // With a published ladder and Media Source, hls.js plays it. The start asks for what the
+  // first frame needs at once and shows that frame itself; hls.js's chunk comes after it.
+  const plan = planStart(info, storage);
+  const { urls, position, choice, estimateBps, rung, from, init, first, segment, ownFrame } = plan;
   showPoster(video, 'after first frame');
-  const early = requestEarly(asked);
+  const early = requestEarly(plan.asked);
   const firstFrame = showFirstFrame(
     video,
     { codecs: rung.codecs, durationS: info.durationS },
@@ -122,16 +136,25 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     from,
     (url) => setSource(video, url),
   );
-  // Where hls.js shows the first frame, it would ask for the second only after it (one at a
-  // time): a round trip too late on a slow link. So the start asks when the first's answer
-  // begins to arrive: its round trip overlaps the first's bytes without sharing the link.
-  if (ownFrame) firstFrame.more(early.get(next)!);
-  else
-    void early.get(first)!.started.then(() => {
-      for (const [url, answer] of requestEarly([next])) early.set(url, answer);
-    });
+  // The start's next segments (first-frame.ts says when each is asked for); hls.js gets those
+  // it does not find appended.
+  const ask = (step: number) => {
+    const url = segment(step);
+    const answer = requestEarly([url]).get(url)!;
+    early.set(url, answer);
+    return answer;
+  };
+  const firstMs = (1000 * rung.peakBandwidth * (info.firstSegmentS ?? SEGMENT_S)) / estimateBps;
+  const secondIn = ownFrame ? firstFrame.follow(ask, firstMs) : null;
+  void early.get(first)!.started.then(() => {
+    if (!ownFrame) ask(1);
+    else for (const [url, answer] of requestEarly(plan.playlists)) early.set(url, answer);
+  });
   let player: AdaptivePlayer | null = null;
   try {
+    // hls.js's 100 KB (and, for a returning visitor, the app's bundle: boot.ts) once the first
+    // two segments are in: before, they would share the link with them and playback would wait.
+    await secondIn;
     const { attachAdaptive } = await options.loadAdaptive();
     const handover = await firstFrame.handOver();
     // hls.js's own source after the start's: its load algorithm pauses a play already pressed.

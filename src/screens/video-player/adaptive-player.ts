@@ -34,9 +34,7 @@ const BUFFER_S = 30;
 /**
  * Automatic quality stays on the start rendition for this many segments: the first is short
  * (2 s, for the first frame), too small a sample of the link to move up on, and too little
- * buffer to come back down in time if the move was wrong. Less those the start appended beyond
- * the second (first-frame.ts), but at least one: hls.js's first choice would rest on the early
- * answers' timings alone.
+ * buffer to come back down in time if the move was wrong.
  */
 const HELD_SEGMENTS = 2;
 
@@ -183,7 +181,7 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
     hls.startLevel = level !== -1 ? level : Math.max(started, 0);
     if (level !== -1) hls.loadLevel = level;
     else {
-      held = Math.max(1, HELD_SEGMENTS + 1 - (options.handover?.appended ?? 1));
+      held = HELD_SEGMENTS;
       hls.config.abrBandWidthUpFactor = 0;
     }
     hls.startLoad(options.position > 0 ? options.position : -1);

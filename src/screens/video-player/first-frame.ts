@@ -92,7 +92,6 @@ export function showFirstFrame(
   let buffer: SourceBuffer | null = null;
   let appending: Promise<unknown> = Promise.resolve();
   let handedOver = false;
-  let appended = 0;
   const shown = (async () => {
     if (!mediaSource) return false;
     const opened = event(mediaSource, 'sourceopen');
@@ -148,10 +147,7 @@ export function showFirstFrame(
             if (handedOver) return;
             if (!response || !buffer) throw new Error('not appended');
             appending = append(buffer, response.body);
-            return appending.then(() => {
-              appended += 1;
-              asked -= SEGMENT_S;
-            });
+            return appending.then(() => (asked -= SEGMENT_S));
           });
           // A segment that could not be appended (the link, the source replaced) ends the chain.
           queue.catch(() => (stopped = true)).finally(secondIn);
@@ -170,7 +166,7 @@ export function showFirstFrame(
       } catch {
         return null;
       }
-      return ok && buffer ? { mediaSource: mediaSource!, buffer, codecs: codecs!, appended } : null;
+      return ok && buffer ? { mediaSource: mediaSource!, buffer, codecs: codecs! } : null;
     },
   };
 }

@@ -72,8 +72,6 @@ export interface MediaHandover {
   buffer: SourceBuffer;
   /** What the buffer was made for, as the rendition's playlist says it. */
   codecs: string;
-  /** The segments the start appended after the first: they count as held (adaptive-player.ts). */
-  appended: number;
 }
 
 export interface AttachOptions {

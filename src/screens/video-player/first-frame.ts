@@ -146,7 +146,8 @@ export function showFirstFrame(
             // Once hls.js has it, an answer not appended yet is its own (it asks by URL).
             if (handedOver) return;
             if (!response || !buffer) throw new Error('not appended');
-            appending = append(buffer, response.body);
+            // Bounded as the first's: an append WebKitGTK never ends would hold hls.js for ever.
+            appending = within(append(buffer, response.body));
             return appending.then(() => (asked -= SEGMENT_S));
           });
           // A segment that could not be appended (the link, the source replaced) ends the chain.

@@ -4,8 +4,8 @@
  * the machine will accept) it first shows the video screen's prerendered markup with the
  * greeting and starts its video (startVideo), and the bundle waits for the video's first bytes
  * (with hls.js, its first two segments) so as not to share a slow link with them; React then
- * hydrates that markup and adopts the video. Otherwise it answers the login's form until the app does (first-press.ts), so that a
- * press at the first paint already signs in. The whole start: docs/video-start.md.
+ * hydrates that markup and adopts the video. Otherwise it answers the login's form until the app
+ * does (first-press.ts), so that a press at the first paint already signs in. The whole start: docs/video-start.md.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
 import { LOGIN_FORM_CLASS, answerBeforeApp } from '../screens/login/first-press';
@@ -89,7 +89,7 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
     );
   // hls.js, fetched while the visitor types, after the page's load (the login's own bytes come
   // first). Not once "Ingresar" is pressed: it would share the link with the video's first
-  // segment, and the start asks for it after the first frame.
+  // segments, and the start asks for it after them.
   let pressed = false;
   form?.addEventListener('submit', () => (pressed = true));
   if (adaptive)

@@ -124,7 +124,8 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     return null;
   }
   // With a published ladder and Media Source, hls.js plays it. The start asks for what the
-  // first frame needs at once and shows that frame itself; hls.js's chunk comes after it.
+  // first frame needs at once and shows that frame itself; hls.js's chunk comes after the second
+  // segment.
   const plan = planStart(info, storage);
   const { urls, position, choice, estimateBps, rung, from, init, first, segment, ownFrame } = plan;
   showPoster(video, 'after first frame');
@@ -136,19 +137,18 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     from,
     (url) => setSource(video, url),
   );
-  // The start's next segments (first-frame.ts says when each is asked for); hls.js gets those
-  // it does not find appended.
-  const ask = (step: number) => {
-    const url = segment(step);
+  // Asked after the start's first requests: hls.js finds among its early answers those the
+  // start did not append (first-frame.ts says when each next segment is asked for).
+  const askLater = (url: string) => {
     const answer = requestEarly([url]).get(url)!;
     early.set(url, answer);
     return answer;
   };
   const firstMs = (1000 * rung.peakBandwidth * (info.firstSegmentS ?? SEGMENT_S)) / estimateBps;
-  const secondIn = ownFrame ? firstFrame.follow(ask, firstMs) : null;
+  const secondIn = ownFrame ? firstFrame.follow((step) => askLater(segment(step)), firstMs) : null;
   void early.get(first)!.started.then(() => {
-    if (!ownFrame) ask(1);
-    else for (const [url, answer] of requestEarly(plan.playlists)) early.set(url, answer);
+    if (!ownFrame) askLater(segment(1));
+    else plan.playlists.forEach(askLater);
   });
   let player: AdaptivePlayer | null = null;
   try {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useRef, type FormEvent } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, type FormEvent } from 'react';
 import type { AuthEvent } from '../../../machines/auth-machine';
 import { useSigninMutation, type SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
@@ -48,6 +48,7 @@ export function LoginScreen() {
     [actorRef],
   );
   const signin = useSigninMutation(toMachine);
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
 
   // A press the boot script answered before React came: its signin goes to the machine now.
   useLayoutEffect(() => {
@@ -60,6 +61,10 @@ export function LoginScreen() {
     };
     if (!actorRef.getSnapshot().can(event)) return;
     actorRef.send(event);
+    // The store's subscription only starts in a passive effect: without a render now, an answer
+    // already in would reach the screen with "submitting" never rendered, and React, which
+    // hydrated the status as '', would leave the boot script's "Cargando..." beside the error.
+    rerender();
     void early.result.then(toMachine);
     preload(chunks.videoPlayer);
   }, [actorRef, chunks, toMachine]);

@@ -232,6 +232,43 @@ test('a returning visitor with nothing cached: the second segment is asked for w
   expect(new Set(asked).size).toBe(asked.length);
 });
 
+test('a returning visitor on a slow link sees the first frame before the first segment has all arrived', async ({
+  page,
+}) => {
+  await login(page);
+  const videoScreen = page.url();
+  await page.goto('about:blank');
+  await page.addInitScript(() => {
+    if (location.protocol === 'about:') return;
+    localStorage.setItem('videoBandwidthEstimate', '60000');
+    addEventListener(
+      'loadeddata',
+      () => ((window as { firstDataAt?: number }).firstDataAt ??= performance.now()),
+      true,
+    );
+  });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  // 50 KB/s: the 144p first segment's last bytes come a few tenths of a second after its first
+  // fragment's, which the Media Source shows on its own (prepare-video cuts it in four).
+  await throttle(page, 400, 100);
+  await page.goto(videoScreen);
+  // A resource's timing is listed once its answer has ended.
+  const read = () =>
+    page.evaluate(() => ({
+      firstDataAt: (window as { firstDataAt?: number }).firstDataAt,
+      segmentEnd: (
+        performance
+          .getEntriesByType('resource')
+          .find((entry) => /\/seg00000\.m4s$/.test(entry.name)) as
+          PerformanceResourceTiming | undefined
+      )?.responseEnd,
+    }));
+  await expect.poll(async () => Object.values(await read()).every(Boolean)).toBe(true);
+  const { firstDataAt, segmentEnd } = await read();
+  expect(firstDataAt).toBeLessThan(segmentEnd!);
+});
+
 for (const who of ['the app', 'the boot script, before the app'] as const)
   test(`a signin answered by ${who}: the video's first requests leave with its success, before the video screen's code is here`, async ({
     page,

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Manifest } from '../../config/media-layout';
 import { SIGNIN_PATH } from '../test-support/test-server';
+import { firstFragmentBytes } from '../ops/fragments';
 import { mediaSite } from './adaptive';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
 import type { Browser, Link, Tab } from './browser';
@@ -15,7 +16,11 @@ const WAIT_MS = 60_000;
 const LINKS = { 'Slow 3G': SLOW_3G, 'Fast 3G': FAST_3G };
 type LinkName = keyof typeof LINKS;
 
-/** The smallest rendition's init and first segment (a file or a byte range), from its playlist. */
+/**
+ * What the first frame needs of the smallest rendition, from its playlist: its init and its
+ * first segment's first fragment (a Media Source shows a fragment once it is whole); a byte
+ * range's whole size.
+ */
 function startBytes(folder: string, manifest: Manifest): number {
   const rung = manifest.rungs.reduce((low, each) => (each.height < low.height ? each : low));
   const playlist = readFileSync(join(folder, rung.dir, 'index.m3u8'), 'utf8');
@@ -23,7 +28,10 @@ function startBytes(folder: string, manifest: Manifest): number {
     range ? Number(range.split('@')[0]) : statSync(join(folder, rung.dir, file)).size;
   const init = /#EXT-X-MAP:URI="([^"]+)"(?:,BYTERANGE="([^"]+)")?/.exec(playlist)!;
   const first = /(?:#EXT-X-BYTERANGE:(\S+)\s+)?^([^#\s]\S*)$/m.exec(playlist)!;
-  return size(init[1]!, init[2]) + size(first[2]!, first[1]);
+  const fragment = first[1]
+    ? size(first[2]!, first[1])
+    : firstFragmentBytes(readFileSync(join(folder, rung.dir, first[2]!)));
+  return size(init[1]!, init[2]) + fragment;
 }
 
 /**

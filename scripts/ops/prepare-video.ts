@@ -42,6 +42,7 @@ import {
   versionName,
 } from './media-versions.js';
 import { checkSource, type SourceCheck } from './source-check.js';
+import { splitFragments } from './fragments.js';
 
 interface RungSpec {
   /** The short side in pixels (the height of a landscape video). */
@@ -69,6 +70,11 @@ const LADDER: RungSpec[] = [
 
 /** Apple's authoring spec: 6 s segments (two round trips of 2 s cost a third, not all, of a 6 s one), a keyframe every 2 s. */
 const KEYFRAME_S = 2;
+/**
+ * The first segment's fragments: a Media Source shows a frame once its fragment is whole, so the
+ * first is cut in four (splitFragments) and the first frame waits for 0.5 s of bytes, not 2 s.
+ */
+const FIRST_FRAGMENT_S = 0.5;
 
 export class PrepareError extends Error {}
 
@@ -198,8 +204,9 @@ const PIECES = 'piece%05d.m4s';
 
 /**
  * ffmpeg cuts a piece at every keyframe (KEYFRAME_S). The first piece is the first segment
- * (FIRST_SEGMENT_S: the first frame waits for it); the others are joined SEGMENT_S at a time.
- * fMP4 fragments laid end to end are one valid segment, so nothing is encoded twice.
+ * (FIRST_SEGMENT_S: the first frame waits for it), cut into FIRST_FRAGMENT_S fragments; the
+ * others are joined SEGMENT_S at a time. fMP4 fragments laid end to end are one valid segment,
+ * so nothing is encoded twice.
  */
 function joinSegments(dir: string) {
   const path = join(dir, RUNG_FILES.playlist);
@@ -216,9 +223,11 @@ function joinSegments(dir: string) {
   const segments = groups.map((group, index) => {
     const name = segmentName(index);
     // One segment's bytes at a time: a long source's rung does not fit in memory whole.
+    const bytes = Buffer.concat(group.map((p) => readFileSync(join(dir, p.file))));
+    const first = index === 0 && group.length === 1;
     writeFileSync(
       join(dir, name),
-      Buffer.concat(group.map((p) => readFileSync(join(dir, p.file)))),
+      first ? splitFragments(bytes, Math.round(FIRST_SEGMENT_S / FIRST_FRAGMENT_S)) : bytes,
     );
     for (const piece of group) rmSync(join(dir, piece.file));
     return { name, seconds: group.reduce((sum, piece) => sum + piece.seconds, 0) };

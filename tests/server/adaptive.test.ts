@@ -20,6 +20,7 @@ import {
   segmentName,
   type Manifest,
 } from '../../config/media-layout.js';
+import { firstFragmentBytes, splitFragments } from '../../scripts/ops/fragments.js';
 import { PrepareError, planLadder, prepareVideo } from '../../scripts/ops/prepare-video.js';
 import { publishTestClip } from '../../scripts/test-support/test-clip.js';
 import {
@@ -54,6 +55,33 @@ const segmentsOf = (rung: string) =>
   readdirSync(join(served, rung))
     .filter((name) => name.endsWith('.m4s'))
     .sort();
+
+/** The top-level boxes' types of an MP4 file, in order. */
+function topBoxes(data: Buffer): string[] {
+  const types: string[] = [];
+  for (let at = 0; at + 8 <= data.length; at += data.readUInt32BE(at))
+    types.push(data.toString('latin1', at + 4, at + 8));
+  return types;
+}
+
+/** Each packet ffprobe reads in `file`: stream, times, size and flags. */
+function packets(file: string) {
+  const csv = spawnSync(
+    'ffprobe',
+    [
+      ...['-v', 'error', '-show_entries', 'packet=stream_index,pts_time,dts_time,size,flags'],
+      ...['-of', 'csv=p=0', file],
+    ],
+    { encoding: 'utf8' },
+  ).stdout;
+  return csv
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [stream, pts, dts, size, flags] = line.split(',');
+      return { stream, pts: Number(pts), dts: Number(dts), size: Number(size), flags };
+    });
+}
 
 describe('prepare-video', () => {
   it('publishes a ladder that never upscales and keeps the shape, with a fallback, a poster and captions', () => {
@@ -107,6 +135,51 @@ describe('prepare-video', () => {
       );
       expect(Number(probe.stdout)).toBeCloseTo(8, 0);
     }
+  });
+
+  it('cuts the first segment into four fragments, the first 0.5 s decoding alone after init', () => {
+    for (const rung of manifest.rungs) {
+      const first = readFileSync(join(served, rung.dir, segmentName(0)));
+      expect(topBoxes(first).filter((type) => type === 'moof')).toHaveLength(4);
+      // Alone after init, the first fragment decodes: a keyframe first, then its 0.5 s.
+      const head = join(dirname(dir), `${rung.dir}-head.mp4`);
+      writeFileSync(
+        head,
+        Buffer.concat([
+          readFileSync(join(served, rung.dir, 'init.mp4')),
+          first.subarray(0, firstFragmentBytes(first)),
+        ]),
+      );
+      const frames = packets(head).filter((p) => p.stream === '0');
+      expect(frames[0]!.flags).toMatch(/^K/);
+      // 0.5 s of frames (one frame's length over: times are presentation times).
+      expect(Math.max(...frames.map((f) => f.pts))).toBeLessThan(FIRST_SEGMENT_S / 4 + 0.1);
+    }
+  });
+
+  it('cuts a piece into fragments that hold every sample it had, and nothing else', () => {
+    // ffmpeg's own 2 s single-fragment MP4 of the publish's fallback, cut in four.
+    const whole = join(dirname(dir), 'whole.mp4');
+    const cut = join(dirname(dir), 'cut.mp4');
+    const made = spawnSync('ffmpeg', [
+      ...['-v', 'error', '-y', '-i', join(served, PUBLISHED.fallback), '-t', '2', '-c', 'copy'],
+      ...['-movflags', '+frag_custom+empty_moov+default_base_moof', '-f', 'mp4', whole],
+    ]);
+    expect(made.status).toBe(0);
+    expect(topBoxes(readFileSync(whole)).filter((type) => type === 'moof')).toHaveLength(1);
+    writeFileSync(cut, splitFragments(readFileSync(whole), 4));
+    expect(topBoxes(readFileSync(cut)).filter((type) => type === 'moof')).toHaveLength(4);
+    const sorted = (file: string) =>
+      packets(file)
+        .map((p) => JSON.stringify(p))
+        .sort();
+    expect(sorted(cut)).toEqual(sorted(whole));
+    expect(sorted(cut).length).toBeGreaterThan(50);
+    const frames = (file: string) =>
+      spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0', '-f', 'framemd5', '-'], {
+        encoding: 'utf8',
+      }).stdout;
+    expect(frames(cut)).toEqual(frames(whole));
   });
 
   it('plans portrait and small sources without upscaling', () => {

@@ -20,17 +20,32 @@ export function requestEarly(urls: string[]): EarlyRequests {
         credentials: 'same-origin',
         signal: timeoutSignal(EARLY_TIMEOUT_MS),
       });
+      const parts: Uint8Array<ArrayBuffer>[] = [];
+      let [ended, arrived] = [false, () => {}];
       const response = started
         .then(async (answer) => {
           const firstByteAt = performance.now();
-          if (!answer.ok) return null;
-          const body = await answer.arrayBuffer();
+          if (!answer.ok || !answer.body) return null;
+          const reader = answer.body.getReader();
+          for (let read = await reader.read(); !read.done; read = await reader.read()) {
+            parts.push(read.value);
+            arrived();
+          }
+          const body = await new Blob(parts).arrayBuffer();
           return { body, askedAt, firstByteAt, endedAt: performance.now() };
         })
-        .catch(() => null);
+        .catch(() => null)
+        .finally(() => ((ended = true), arrived()));
+      async function* chunks() {
+        for (let next = 0; ;) {
+          while (next < parts.length) yield parts[next++]!;
+          if (ended) return;
+          await new Promise<void>((resolve) => (arrived = resolve));
+        }
+      }
       return [
         url,
-        Object.assign(response, { started: started.catch(() => null), askedAt }),
+        Object.assign(response, { started: started.catch(() => null), askedAt, chunks }),
       ] as const;
     }),
   );

@@ -61,7 +61,7 @@ const event = (target: EventTarget, name: string) =>
     });
   });
 
-async function append(buffer: SourceBuffer, body: ArrayBuffer) {
+async function append(buffer: SourceBuffer, body: BufferSource) {
   buffer.appendBuffer(body);
   await event(buffer, 'updateend');
 }
@@ -96,21 +96,21 @@ export function showFirstFrame(
     if (!mediaSource) return false;
     const opened = event(mediaSource, 'sourceopen');
     attach(URL.createObjectURL(mediaSource));
-    const [initAnswer, firstAnswer] = await Promise.all([init, first]);
-    if (!initAnswer || !firstAnswer) return false;
-    buffer = await within(
-      (async () => {
-        await opened;
-        // Its length before hls.js reads the playlist: the controls do not change when it comes.
-        if (durationS) mediaSource.duration = durationS;
-        const made = mediaSource.addSourceBuffer(mimeType(codecs!));
-        await append(made, initAnswer.body);
-        await append(made, firstAnswer.body);
-        if (position > 0 && video.paused) video.currentTime = position;
-        if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA) await event(video, 'loadeddata');
-        return made;
-      })(),
-    );
+    const initAnswer = await init;
+    if (!initAnswer) return false;
+    await within(opened);
+    // Its length before hls.js reads the playlist: the controls do not change when it comes.
+    if (durationS) mediaSource.duration = durationS;
+    const made = mediaSource.addSourceBuffer(mimeType(codecs!));
+    await within(append(made, initAnswer.body));
+    // As they arrive: the first segment's first fragment (prepare-video cuts it short) shows
+    // the frame while the rest is on its way. Each append, not the link, is bounded.
+    for await (const chunk of first.chunks()) await within(append(made, chunk));
+    if (!(await first)) return false;
+    if (position > 0 && video.paused) video.currentTime = position;
+    if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA)
+      await within(event(video, 'loadeddata'));
+    buffer = made;
     return true;
   })().catch(() => false);
   return {

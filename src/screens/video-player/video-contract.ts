@@ -63,6 +63,11 @@ export type EarlyAnswer = Promise<EarlyResponse | null> & {
   started: Promise<unknown>;
   /** performance.now() when asked. */
   askedAt: number;
+  /**
+   * The body's bytes as they arrive, from the first (for one reader): a Media Source shows a
+   * fragment once it is whole, before the rest of the segment is there.
+   */
+  chunks: () => AsyncGenerator<Uint8Array<ArrayBuffer>>;
 };
 export type EarlyRequests = Map<string, EarlyAnswer>;
 

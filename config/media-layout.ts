@@ -69,7 +69,8 @@ export const RUNG_FILE_PATTERN = /^(index\.m3u8|init\.mp4|seg\d{5}\.m4s)$/;
 export const SEGMENT_S = 6;
 
 /**
- * The first segment's length: the first frame waits for it, so it is one keyframe interval.
+ * The first segment's length: one keyframe interval, as the second segment is asked for once the
+ * first's bytes are in (prepare-video also cuts it into fragments: the first frame waits for one).
  * Publishes older than this layout say nothing (`firstSegmentS` absent): their first is SEGMENT_S.
  */
 export const FIRST_SEGMENT_S = 2;

@@ -39,7 +39,7 @@ const u32 = (...values: number[]) => {
 };
 
 /** tfhd, tfdt and trun flags this reads (ISO/IEC 14496-12). */
-const TFHD = { baseOffset: 0x1, duration: 0x8, size: 0x10, flags: 0x20 };
+const TFHD = { baseOffset: 0x1, duration: 0x8, size: 0x10, flags: 0x20, baseIsMoof: 0x20000 };
 const TRUN = {
   offset: 0x1,
   firstFlags: 0x4,
@@ -58,16 +58,18 @@ interface Track {
   records: Buffer[];
   durations: number[];
   sizes: number[];
-  /** Where the samples' bytes begin, from the moof's start. */
+  /** Where the samples' bytes begin in the piece. */
   dataOffset: number;
 }
 
 function readTrack(data: Buffer, traf: Box, moofStart: number): Track | null {
   const inner = boxes(data, traf.start + 8, traf.end);
-  const [tfhd, tfdt, trun] = ['tfhd', 'tfdt', 'trun'].map((t) => inner.find((b) => b.type === t));
-  if (!tfhd || !tfdt || !trun || inner.filter((b) => b.type === 'trun').length > 1) return null;
+  // Anything else (sample groups, encryption) would be lost in the cut.
+  if (inner.map((b) => b.type).join() !== 'tfhd,tfdt,trun') return null;
+  const [tfhd, tfdt, trun] = inner as [Box, Box, Box];
   const tfhdFlags = data.readUInt32BE(tfhd.start + 8) & 0xffffff;
-  if (tfhdFlags & TFHD.baseOffset) return null;
+  // Offsets from the moof (ffmpeg's), which the cut recomputes for each fragment.
+  if (tfhdFlags & TFHD.baseOffset || !(tfhdFlags & TFHD.baseIsMoof)) return null;
   // After the track id: base data offset (absent), sample description index, then the defaults.
   let at = tfhd.start + 16 + (tfhdFlags & 0x2 ? 4 : 0);
   const defaults = { duration: NaN, size: NaN, flags: NaN };
@@ -129,12 +131,15 @@ function span(track: Track, k: number, parts: number) {
   return first < 0 ? null : { first, last };
 }
 
-/** One fragment of the cut: a moof and an mdat with `track`'s samples from `first` to `last`. */
+/** The `k`th fragment of `parts`: a moof and an mdat with each track's samples in that time. */
 function fragment(data: Buffer, sequence: Buffer, tracks: Track[], k: number, parts: number) {
-  const picked = tracks.map((track) => ({ track, range: span(track, k, parts) }));
+  const picked = tracks.flatMap((track) => {
+    const range = span(track, k, parts);
+    return range ? [{ track, range }] : [];
+  });
+  if (!picked.length) return Buffer.alloc(0);
   const trafs = (offsets: number[]) =>
-    picked.map(({ track, range }, t) => {
-      const { first, last } = range ?? { first: 0, last: -1 };
+    picked.map(({ track, range: { first, last } }, t) => {
       const time = track.durations.slice(0, first).reduce((sum, d) => sum + d, 0);
       const keepFirstFlags = track.firstFlags !== null && first === 0;
       const head = keepFirstFlags ? track.trunHead : track.trunHead & ~TRUN.firstFlags;
@@ -154,13 +159,12 @@ function fragment(data: Buffer, sequence: Buffer, tracks: Track[], k: number, pa
       );
     });
   const bytes = picked.map(({ track, range }) => {
-    if (!range) return Buffer.alloc(0);
     const before = track.sizes.slice(0, range.first).reduce((sum, s) => sum + s, 0);
     const length = track.sizes.slice(range.first, range.last + 1).reduce((sum, s) => sum + s, 0);
     return data.subarray(track.dataOffset + before, track.dataOffset + before + length);
   });
   // The offsets are from the moof's start to each track's bytes in the mdat after it.
-  const moofSize = box('moof', sequence, ...trafs(tracks.map(() => 0))).length;
+  const moofSize = box('moof', sequence, ...trafs(picked.map(() => 0))).length;
   const offsets = bytes.map(
     (_, t) => moofSize + 8 + bytes.slice(0, t).reduce((sum, b) => sum + b.length, 0),
   );
@@ -178,36 +182,37 @@ export function splitFragments(piece: Buffer, parts: number): Buffer {
     const mdat = top.find((b) => b.type === 'mdat');
     const moof = moofs[0];
     if (parts < 2 || moofs.length !== 1 || !moof || !mdat || mdat.start !== moof.end) return piece;
-    const inner = boxes(piece, moof.start + 8, moof.end);
-    const mfhd = inner.find((b) => b.type === 'mfhd');
-    const tracks = inner
-      .filter((b) => b.type === 'traf')
-      .map((traf) => readTrack(piece, traf, moof.start));
-    if (!mfhd || !tracks.length || tracks.some((t) => t === null)) return piece;
+    const [mfhd, ...trafs] = boxes(piece, moof.start + 8, moof.end);
+    if (mfhd?.type !== 'mfhd' || !trafs.length || trafs.some((b) => b.type !== 'traf'))
+      return piece;
+    const tracks = trafs.map((traf) => readTrack(piece, traf, moof.start));
+    if (tracks.some((t) => t === null)) return piece;
     const sequence = box('mfhd', piece.subarray(mfhd.start + 8, mfhd.end));
     const cut = Array.from({ length: parts }, (_, k) =>
       fragment(piece, sequence, tracks as Track[], k, parts),
     );
     const added = cut.reduce((sum, f) => sum + f.length, 0) - (mdat.end - moof.start);
     const before = top.filter((b) => b.end <= moof.start).map((b) => sidxGrown(piece, b, added));
-    return Buffer.concat([...before, ...cut, piece.subarray(mdat.end)]);
+    if (before.includes(null)) return piece;
+    return Buffer.concat([...(before as Buffer[]), ...cut, piece.subarray(mdat.end)]);
   } catch {
     return piece;
   }
 }
 
-/** A box before the moof; a sidx (which counts the moof's and mdat's bytes) grown by `added`. */
-function sidxGrown(data: Buffer, { type, start, end }: Box, added: number): Buffer {
+/**
+ * A box before the moof; a sidx grown by `added`: its one reference is the moof and its mdat.
+ * Null for a sidx with other references, which the cut would make wrong.
+ */
+function sidxGrown(data: Buffer, { type, start, end }: Box, added: number): Buffer | null {
   const copy = Buffer.from(data.subarray(start, end));
   if (type !== 'sidx') return copy;
-  const version = copy.readUInt8(8);
-  const references = 8 + 4 + 8 + (version === 0 ? 8 : 16);
-  const count = copy.readUInt16BE(references + 2);
-  // Each reference covers the whole piece here: one each, the moof and its mdat.
-  for (let i = 0, at = references + 4; i < count; i += 1, at += 12) {
-    const word = copy.readUInt32BE(at);
-    copy.writeUInt32BE(((word & 0x80000000) | ((word & 0x7fffffff) + added)) >>> 0, at);
-  }
+  const references = 8 + 4 + 8 + (copy.readUInt8(8) === 0 ? 8 : 16);
+  const at = references + 4;
+  const word = copy.readUInt32BE(at);
+  // One reference, to media (type 0), not to another sidx.
+  if (copy.readUInt16BE(references + 2) !== 1 || word & 0x80000000) return null;
+  copy.writeUInt32BE(word + added, at);
   return copy;
 }
 

@@ -56,8 +56,8 @@ interface RungSpec {
 /**
  * Sized for the links in the issue: 240p fits Slow 3G (400 kbit/s, 2 s RTT, 6 s segments carry
  * about 267 kbit/s), 480p fits Fast 3G; 144p is the near-audio-only rung for the worst links
- * (hls.js drops pure audio variants when video ones exist) and the start on slow ones: its first
- * segment (about 55 KB) and hls.js are what a first frame on Slow 3G waits for.
+ * (hls.js drops pure audio variants when video ones exist) and the start on slow ones: its init and
+ * first 0.5 s (about 11 KB) are what a first frame on Slow 3G waits for.
  */
 const LADDER: RungSpec[] = [
   { short: 1080, videoKbps: 4000, audioKbps: 96, audioChannels: 2 },
@@ -204,7 +204,7 @@ const PIECES = 'piece%05d.m4s';
 
 /**
  * ffmpeg cuts a piece at every keyframe (KEYFRAME_S). The first piece is the first segment
- * (FIRST_SEGMENT_S: the first frame waits for it), cut into FIRST_FRAGMENT_S fragments; the
+ * (FIRST_SEGMENT_S), cut into FIRST_FRAGMENT_S fragments (the first frame waits for one); the
  * others are joined SEGMENT_S at a time. fMP4 fragments laid end to end are one valid segment,
  * so nothing is encoded twice.
  */

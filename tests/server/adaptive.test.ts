@@ -180,6 +180,11 @@ describe('prepare-video', () => {
         encoding: 'utf8',
       }).stdout;
     expect(frames(cut)).toEqual(frames(whole));
+    // What it does not know it leaves as it is: a segment of several fragments, or not an MP4.
+    const later = readFileSync(join(served, top().dir, segmentName(1)));
+    expect(splitFragments(later, 4)).toBe(later);
+    const text = Buffer.from('not an mp4 at all');
+    expect(splitFragments(text, 4)).toBe(text);
   });
 
   it('plans portrait and small sources without upscaling', () => {

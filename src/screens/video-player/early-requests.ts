@@ -1,4 +1,4 @@
-import type { EarlyRequests } from './video-contract';
+import type { EarlyAnswer, EarlyRequests } from './video-contract';
 import { timeoutSignal } from '../../api/timeout-signal';
 
 /** A dead link must not hold hls.js for ever: after this it asks again itself. */
@@ -14,41 +14,61 @@ export function requestEarly(urls: string[]): EarlyRequests {
   return new Map(
     urls.map((url) => {
       const asked = ahead?.get(url);
-      if (asked && ahead?.delete(url)) return [url, asked] as const;
-      const askedAt = performance.now();
-      const started = fetch(url, {
-        credentials: 'same-origin',
-        signal: timeoutSignal(EARLY_TIMEOUT_MS),
-      });
-      const parts: Uint8Array<ArrayBuffer>[] = [];
-      let [ended, arrived] = [false, () => {}];
-      const response = started
-        .then(async (answer) => {
-          const firstByteAt = performance.now();
-          if (!answer.ok || !answer.body) return null;
-          const reader = answer.body.getReader();
-          for (let read = await reader.read(); !read.done; read = await reader.read()) {
-            parts.push(read.value);
-            arrived();
-          }
-          const body = await new Blob(parts).arrayBuffer();
-          return { body, askedAt, firstByteAt, endedAt: performance.now() };
-        })
-        .catch(() => null)
-        .finally(() => ((ended = true), arrived()));
-      async function* chunks() {
-        for (let next = 0; ;) {
-          while (next < parts.length) yield parts[next++]!;
-          if (ended) return;
-          await new Promise<void>((resolve) => (arrived = resolve));
-        }
-      }
-      return [
-        url,
-        Object.assign(response, { started: started.catch(() => null), askedAt, chunks }),
-      ] as const;
+      return [url, asked && ahead?.delete(url) ? asked : ask(url)] as const;
     }),
   );
+}
+
+function ask(url: string): EarlyAnswer {
+  const askedAt = performance.now();
+  const started = fetch(url, {
+    credentials: 'same-origin',
+    signal: timeoutSignal(EARLY_TIMEOUT_MS),
+  });
+  // The body as it arrives, then whole (its parts dropped once it is, or once it failed).
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  let whole: ArrayBuffer | null = null;
+  let ended = false;
+  const waiting: (() => void)[] = [];
+  const arrived = () => waiting.splice(0).forEach((wake) => wake());
+  const response = started
+    .then(async (answer) => {
+      const firstByteAt = performance.now();
+      if (!answer.ok || !answer.body) return null;
+      const reader = answer.body.getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        parts.push(read.value);
+        arrived();
+      }
+      whole = await new Blob(parts).arrayBuffer();
+      return { body: whole, askedAt, firstByteAt, endedAt: performance.now() };
+    })
+    .catch(() => null)
+    .finally(() => {
+      [ended, parts.length] = [true, 0];
+      arrived();
+    });
+  /** What has arrived since the last call, in one piece (one append), until the end. */
+  async function* chunks() {
+    let [next, sent] = [0, 0];
+    for (;;) {
+      if (whole) {
+        if (sent < whole.byteLength) yield new Uint8Array(whole, sent);
+        return;
+      }
+      if (ended) return;
+      if (next === parts.length) {
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        continue;
+      }
+      const fresh = parts.slice(next);
+      next = parts.length;
+      const piece = new Uint8Array(await new Blob(fresh).arrayBuffer());
+      sent += piece.byteLength;
+      yield piece;
+    }
+  }
+  return Object.assign(response, { started: started.catch(() => null), askedAt, chunks });
 }
 
 /**

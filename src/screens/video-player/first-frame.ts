@@ -53,12 +53,17 @@ const runningLow = (video: HTMLVideoElement, coming: () => number) =>
 const until = (time: number) =>
   new Promise((resolve) => setTimeout(resolve, time - performance.now()));
 
+/** The next `name` or `error` on `target`; both listeners go (hls.js adopts the buffer). */
 const event = (target: EventTarget, name: string) =>
   new Promise<void>((resolve, reject) => {
-    target.addEventListener(name, () => resolve(), { once: true });
-    target.addEventListener('error', () => reject(new Error(`error before ${name}`)), {
-      once: true,
-    });
+    const heard = (happened: Event) => {
+      target.removeEventListener(name, heard);
+      target.removeEventListener('error', heard);
+      if (happened.type === name) resolve();
+      else reject(new Error(`error before ${name}`));
+    };
+    target.addEventListener(name, heard);
+    target.addEventListener('error', heard);
   });
 
 async function append(buffer: SourceBuffer, body: BufferSource) {
@@ -76,8 +81,8 @@ export const canShowFirstFrame = (codecs: string | undefined): codecs is string 
   !!codecs && typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported(mimeType(codecs));
 
 /**
- * Shows `init` and `first` in `video` from `position` (seconds); `shown` settles with whether it
- * did. Where it cannot (no MediaSource or codecs, a failed request, an engine that does not
+ * Shows `init` and `first` in `video` from `position` (seconds): from 0, as soon as the first
+ * fragment is appended; `shown` settles, once all of `first` is, with whether it showed. Where it cannot (no MediaSource or codecs, a failed request, an engine that does not
  * show it) hls.js starts as it always did. `follow` appends the next segments while hls.js is not
  * there yet; `handOver` stops that and gives hls.js the Media Source. `attach` sets the source.
  */

@@ -98,9 +98,9 @@ export function saveEstimate(storage: SessionStorage, bps: number): void {
 }
 
 /**
- * How long the first segment may take at the estimated speed. The first frame waits for it and
- * for hls.js beside it, so the start is a rendition the link brings in a second; hls.js climbs
- * from there once it has measured the link.
+ * How long the first segment may take at the estimated speed. The first frame waits for its first
+ * fragment and playback for the rest, so the start is a rendition the link brings in a second;
+ * hls.js climbs from there once it has measured the link.
  */
 const START_SEGMENT_S = 1;
 

@@ -64,7 +64,8 @@ export type EarlyAnswer = Promise<EarlyResponse | null> & {
   /** performance.now() when asked. */
   askedAt: number;
   /**
-   * The body's bytes as they arrive, from the first (for one reader): a Media Source shows a
+   * The body's bytes as they arrive, from the first, each read taking all that came since the
+   * last; it ends early if the request fails (the answer is then null). A Media Source shows a
    * fragment once it is whole, before the rest of the segment is there.
    */
   chunks: () => AsyncGenerator<Uint8Array<ArrayBuffer>>;

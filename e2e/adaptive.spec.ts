@@ -62,6 +62,21 @@ async function expectPlaying(page: Page, source: RegExp, seconds: number) {
   );
 }
 
+/**
+ * The next pages of `page` are a return of a visitor whose link was slow last time (the first
+ * visit measured loopback's speed); each records when its video had its first frame (firstDataAt).
+ */
+const backWithSlowLink = (page: Page) =>
+  page.addInitScript(() => {
+    if (location.protocol === 'about:') return;
+    localStorage.setItem('videoBandwidthEstimate', '60000');
+    addEventListener(
+      'loadeddata',
+      () => ((window as { firstDataAt?: number }).firstDataAt ??= performance.now()),
+      true,
+    );
+  });
+
 async function throttle(page: Page, kbps: number, latencyMs: number) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
@@ -151,16 +166,7 @@ test('a returning visitor: the page asks for the first frame’s bytes alone, hl
     const url = request.url();
     if (url.includes('/api/video/') || url.includes('/assets/')) asked.push(url);
   });
-  await page.addInitScript(() => {
-    if (location.protocol === 'about:') return;
-    // The link was slow last time (the first visit measured loopback's speed).
-    localStorage.setItem('videoBandwidthEstimate', '60000');
-    addEventListener(
-      'loadeddata',
-      () => ((window as { firstDataAt?: number }).firstDataAt ??= performance.now()),
-      true,
-    );
-  });
+  await backWithSlowLink(page);
   // Back later: the video screen is in the page before the bundle, and its video starts there.
   await page.goto(videoScreen);
   await play(page);
@@ -210,10 +216,7 @@ test('a returning visitor with nothing cached: the second segment is asked for w
     if (request.url().includes('/api/video/hls/'))
       asked.push(request.url().replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''));
   });
-  await page.addInitScript(() => {
-    if (location.protocol === 'about:') return;
-    localStorage.setItem('videoBandwidthEstimate', '60000');
-  });
+  await backWithSlowLink(page);
   // Nothing cached: the first visit's segments would come from the cache at once.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.clearBrowserCache');
@@ -238,15 +241,7 @@ test('a returning visitor on a slow link sees the first frame before the first s
   await login(page);
   const videoScreen = page.url();
   await page.goto('about:blank');
-  await page.addInitScript(() => {
-    if (location.protocol === 'about:') return;
-    localStorage.setItem('videoBandwidthEstimate', '60000');
-    addEventListener(
-      'loadeddata',
-      () => ((window as { firstDataAt?: number }).firstDataAt ??= performance.now()),
-      true,
-    );
-  });
+  await backWithSlowLink(page);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.clearBrowserCache');
   // 50 KB/s: the 144p first segment's last bytes come a few tenths of a second after its first

@@ -89,7 +89,10 @@ export async function launchBrowser(signal: AbortSignal) {
     const attach = { autoAttach: on, waitForDebuggerOnStart: on, flatten: true };
     const filter = [{ type: 'service_worker', exclude: false }]; // none when turning it off
     if (first || !on) await browser.Target.setAutoAttach(on ? { ...attach, filter } : attach);
-    if (to) await Promise.all([...workers].map(([id, ready]) => ready.then(() => throttle(id))));
+    // A worker of an earlier, closed context can stay listed and never answer: bounded.
+    const bounded = (work: Promise<unknown>) => Promise.race([work, sleep(5_000)]);
+    if (to)
+      await Promise.all([...workers].map(([id, ready]) => bounded(ready.then(() => throttle(id)))));
   }
 
   /** A tab on Fast 3G with a 4× slower CPU and no HTTP cache, in a new context, unless told. */

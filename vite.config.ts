@@ -51,12 +51,9 @@ export default defineConfig({
         // it in the HTTP cache. Not index.html: the server adds the media info and the CSP to it
         // (sw.ts keeps the server's copy instead). Not the entry CSS: it is inlined in the page.
         globPatterns: ['assets/*.{js,svg}'],
-        // Not hls.js: a single-MP4 site never loads it (an adaptive download stores it instead:
-        // src/offline/download-offer.ts). The metrics chunk loads only when a target is set.
-        globIgnores: [
-          'assets/adaptive-player-*.js',
-          ...(clientConfig.webVitalsUrl ? [] : ['assets/web-vitals-*.js']),
-        ],
+        // hls.js is listed, and precached only where the page plays with it (src/offline/sw.ts).
+        // The metrics chunk loads only when a target is set.
+        globIgnores: clientConfig.webVitalsUrl ? [] : ['assets/web-vitals-*.js'],
         // Hashed names change with their bytes: no cache-busting query needed.
         dontCacheBustURLsMatching: /-[\w-]{8}\./,
       },

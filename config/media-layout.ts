@@ -203,3 +203,11 @@ export const MEDIA_INFO_ID = 'media-info';
 
 /** That element as the build writes it (scripts/build/prerender.ts) and the server fills it. */
 export const MEDIA_INFO_ELEMENT = `<script type="application/json" id="${MEDIA_INFO_ID}">null</script>`;
+
+/**
+ * On each page: how long (seconds) a publish stays on the server after it is replaced, so how
+ * long the service worker may show its copy of the page without asking (src/offline/sw.ts):
+ * whatever that copy names can still be played. prepare-video keeps a replaced publish for
+ * SESSION_TTL_S, the figure the server sends.
+ */
+export const PUBLISH_KEPT_HEADER = 'x-publish-kept-s';

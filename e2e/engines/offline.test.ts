@@ -1,16 +1,40 @@
 /**
  * Watching without signal in every engine (Chromium's own, fuller tests: e2e/offline-*.spec.ts):
- * the service worker, the download in Cache Storage, and a reload with the link cut. Neither
+ * the service worker, the download in Cache Storage, and a reload with the link cut; and a
+ * return whose page the worker shows from its copy. Neither
  * WebDriver BiDi (Firefox) nor WebDriver classic (WebKit) can switch a browser offline, so the
  * link is cut at the proxy: the browser still says it is online, and the screen's "Sin conexión"
  * notices are left to the Chromium tests.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { E2E_PASSWORD } from '../site';
+import { BASE, E2E_PASSWORD } from '../site';
 import type { BrowserPage } from './browsers';
 import { ENGINES, expectPlaying, login, textOf, until, useEngine, type SiteKind } from './visit';
 
 const SITES: SiteKind[] = ['mp4', 'adaptive'];
+const PAGE_PATH = /\/(login|VideoPlayer)(\?|$)/;
+
+const inControl = (page: BrowserPage) =>
+  until(
+    page,
+    'the service worker in control',
+    () => !!navigator.serviceWorker.controller,
+    [],
+    30_000,
+  );
+
+/** Unmuted autoplay is refused in some engines: muted, as a visitor's press would be allowed. */
+const play = (page: BrowserPage) =>
+  page.evaluate(() => {
+    const video = document.querySelector<HTMLVideoElement>('video.player__video')!;
+    video.muted = true;
+    // When the start's rendition is not the one stored, its source gives way to hls.js's,
+    // whose load interrupts this play; the app presses it again (replay in video-start.ts).
+    return video.play().then(
+      () => true,
+      () => false,
+    );
+  });
 
 describe.each(ENGINES)('%s', (name) => {
   const state = useEngine(name, { serviceWorkers: true });
@@ -38,13 +62,7 @@ describe.each(ENGINES)('%s', (name) => {
     async (kind) => {
       const proxy = state.proxies[kind];
       await login(page, proxy, E2E_PASSWORD);
-      await until(
-        page,
-        'the service worker in control',
-        () => !!navigator.serviceWorker.controller,
-        [],
-        30_000,
-      );
+      await inControl(page);
       await until(
         page,
         'the download offered',
@@ -65,19 +83,42 @@ describe.each(ENGINES)('%s', (name) => {
         () => !!document.querySelector('video.player__video'),
         [],
       );
-      await page.evaluate(() => {
-        const video = document.querySelector<HTMLVideoElement>('video.player__video')!;
-        video.muted = true;
-        // When the start's rendition is not the one stored, its source gives way to hls.js's,
-        // whose load interrupts this play; the app presses it again (replay in video-start.ts).
-        return video.play().then(
-          () => true,
-          () => false,
-        );
-      });
+      await play(page);
       await expectPlaying(page);
       // All of it from the device: nothing reached the server.
       expect(proxy.seen.length).toBe(reached);
     },
   );
+
+  test("the adaptive site: a return is shown from the worker's copy of the page, with the server held, and plays", async () => {
+    const proxy = state.proxies.adaptive;
+    await login(page, proxy, E2E_PASSWORD);
+    await inControl(page);
+    await until(
+      page,
+      'the copy of the page kept',
+      (base: string) =>
+        caches
+          .match(`${location.origin}${base}/login`, { cacheName: `pages:${base}` })
+          .then((kept) => !!kept),
+      [BASE],
+    );
+    const pageAsks = () => proxy.seen.filter((path) => PAGE_PATH.test(path)).length;
+    const before = pageAsks();
+    // A navigation that waited for the server would never load.
+    proxy.hold(PAGE_PATH);
+    await page.goto(`${proxy.origin}${BASE}/VideoPlayer`);
+    await until(
+      page,
+      'the video screen',
+      () => !!document.querySelector('video.player__video'),
+      [],
+    );
+    await play(page);
+    await expectPlaying(page);
+    // After the first frame, the worker asks the server for the page again.
+    await proxy.held();
+    expect(pageAsks()).toBe(before + 1);
+    proxy.release();
+  });
 });

@@ -4,10 +4,9 @@
  * of the files each choice stores.
  */
 import type { MediaInfo } from '../../config/media-layout';
-import { readBootConfig } from '../boot/boot-config';
 import { config } from '../config';
 import { mediaUrls } from '../screens/video-player/media-support';
-import { openDownload, type DownloadRecord } from './download-store';
+import type { DownloadRecord } from './download-store';
 import { mp4Pieces, oneRenditionMaster, parseMaster, playlistFiles } from './download-plan';
 
 export interface Choice {
@@ -42,25 +41,6 @@ const extras = (): DownloadRecord['files'] =>
     .map((url) => ({ url: url.href, key: url.href, optional: true }));
 
 /**
- * The player's code (hls.js and what it imports), stored with the copy it plays: the worker does
- * not precache it, as a single-MP4 site never loads it (vite.config.ts).
- */
-const playerCode = (): DownloadRecord['files'] =>
-  readBootConfig().adaptive.map((path) => {
-    const url = new URL(path, location.href).href;
-    return { url, key: url };
-  });
-
-/**
- * A finished adaptive download keeps the player's code of the build that plays it (a new build
- * renames hls.js's chunk). Called online, when the page has just loaded it: from the HTTP cache.
- */
-export async function keepPlayerCode(): Promise<void> {
-  const cache = await openDownload();
-  for (const { url } of playerCode()) if (!(await cache.match(url))) await cache.add(url);
-}
-
-/**
  * The renditions the page knows (media-info) with their sizes from the video's length: nothing
  * is asked of the server until the visitor presses download (the start's requests stay the only
  * ones, each once). The master and the rendition's playlist are read then.
@@ -87,11 +67,7 @@ function adaptiveOffer(info: MediaInfo, durationS: number): Offer {
         height: rendition.height,
         totalBytes: bytes,
         storedBytes: 0,
-        files: [
-          ...playerCode(),
-          ...[rendition.playlist, ...media].map((url) => ({ url, key: url })),
-          ...extras(),
-        ],
+        files: [...[rendition.playlist, ...media].map((url) => ({ url, key: url })), ...extras()],
         finish: {
           url: master,
           master: oneRenditionMaster(masterText, rendition),

@@ -1,4 +1,5 @@
 import { config } from '../config';
+import { PLAYER_PARAM, REFRESH_PAGE } from './offline-names';
 
 /** Where the built worker is (vite-plugin-pwa writes sw.js at the build's root). */
 const WORKER_FILE = 'sw.js';
@@ -8,6 +9,8 @@ const WORKER_FILE = 'sw.js';
  * and the browser is idle. By then the page has loaded what the worker precaches, so its install
  * takes those files from the HTTP cache instead of the link: a visitor who stays on the login
  * pays nothing for it, and nothing is fetched twice. Only in a build: the dev server has no worker.
+ * A page the worker showed from its copy is asked of the server once more now that the link is
+ * free (sw.ts).
  */
 export function registerWorkerWhenIdle() {
   if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
@@ -15,8 +18,11 @@ export function registerWorkerWhenIdle() {
     // With no link the script cannot come (and the browser logs an error): when it is back.
     if (!navigator.onLine) return void addEventListener('online', register, { once: true });
     const scope = `${config.basePath}/`;
-    // eslint-disable-next-line compat/compat -- feature-detected above: without it, no offline.
-    navigator.serviceWorker.register(`${scope}${WORKER_FILE}`, { scope }).catch(() => {
+    // Playing with hls.js (media-support.ts marks the page): the worker keeps its chunk too.
+    const player = 'adaptive' in document.documentElement.dataset ? `?${PLAYER_PARAM}` : '';
+    const { serviceWorker } = navigator;
+    serviceWorker.controller?.postMessage(REFRESH_PAGE);
+    serviceWorker.register(`${scope}${WORKER_FILE}${player}`, { scope }).catch(() => {
       // No worker (a private window that refuses them): the site works online as before.
     });
   };

@@ -1,26 +1,36 @@
 /// <reference lib="webworker" />
 /**
  * The service worker (built by vite-plugin-pwa with `injectManifest`): Workbox precaches the
- * build's files (the list is the plugin's), and this file adds only what is ours. Online,
- * pages and media go to the network as they would without it; the copies here (the last page,
- * and the video the visitor downloaded: use-offline-download.ts) answer only when it does not. Nothing with a session in it (the signin, the signout, any answer that
- * sets a cookie) ever passes through here: only page navigations, media GETs and the player's
- * code are handled. The page registers it after the video's first frame (register-worker.ts), so
- * the precache finds its files in the HTTP cache.
+ * build's files (the list is the plugin's), and this file adds only what is ours. A returning
+ * visitor's page comes from the copy kept here at once, without the link's round trip, while
+ * the copy is of this worker's build and younger than the time the server keeps what it names;
+ * otherwise, and for the media, the network answers as without a worker, and the copies here
+ * (the page, and the video the visitor downloaded: use-offline-download.ts) answer only when it
+ * does not. Nothing with a session in it (the signin, the signout, any answer that sets a
+ * cookie) ever passes through here: only page navigations and media GETs are handled. The page
+ * registers it after the video's first frame (register-worker.ts), so the precache finds its
+ * files in the HTTP cache.
  */
 import { cleanupOutdatedCaches, getCacheKeyForURL, precacheAndRoute } from 'workbox-precaching';
 import { createPartialResponse } from 'workbox-range-requests';
+import { PUBLISH_KEPT_HEADER } from '../../config/media-layout';
 import { SCREEN_PATHS } from '../../config/paths';
-import { downloadCache, pagesCache } from './offline-names';
+import { BOOT_CONFIG_ID } from '../boot/boot-config';
+import { PLAYER_PARAM, REFRESH_PAGE, downloadCache, pagesCache } from './offline-names';
 
 declare const self: ServiceWorkerGlobalScope;
 
+/** hls.js's chunk (src/screens/video-player/adaptive-player.ts). */
+const PLAYER_CHUNK = /\/assets\/adaptive-player-[\w-]+\.js$/;
+const withPlayer = new URL(self.location.href).searchParams.has(PLAYER_PARAM);
+
 // Not the web manifest, which the plugin always adds: the browser fetches it itself, and no
-// offline page needs it.
+// offline page needs it. hls.js only where the page plays with it (register-worker.ts).
 precacheAndRoute(
-  self.__WB_MANIFEST.filter(
-    (entry) => !(typeof entry === 'string' ? entry : entry.url).endsWith('.webmanifest'),
-  ),
+  self.__WB_MANIFEST.filter((entry) => {
+    const url = typeof entry === 'string' ? entry : entry.url;
+    return !url.endsWith('.webmanifest') && (withPlayer || !PLAYER_CHUNK.test(`/${url}`));
+  }),
 );
 cleanupOutdatedCaches();
 
@@ -29,6 +39,9 @@ const scope = new URL(self.registration.scope);
 const base = scope.pathname.replace(/\/$/, '');
 /** Both screens are the same index.html (the app routes on the client): one copy serves both. */
 const pageUrl = new URL(`${base}${SCREEN_PATHS.login}`, scope).href;
+const screenPaths = new Set(Object.values(SCREEN_PATHS).map((path) => `${base}${path}`));
+
+const keptPage = () => caches.match(pageUrl, { cacheName: pagesCache(base) });
 
 /** A page worth keeping: the server's own 200 HTML, not a redirect or an error. */
 const isPage = (response: Response) =>
@@ -37,32 +50,83 @@ const isPage = (response: Response) =>
   !response.redirected &&
   (response.headers.get('content-type') ?? '').startsWith('text/html');
 
-async function keepPage(response: Response) {
-  if (isPage(response)) await (await caches.open(pagesCache(base))).put(pageUrl, response);
+const BOOT_CONFIG = new RegExp(`<script[^>]* id="${BOOT_CONFIG_ID}">([^<]*)</script>`);
+
+/**
+ * Whether this worker's precache holds the build that made the page: its entry's hashed name
+ * changes with any file of the build. A page of another build (the server's after a deploy, or
+ * one an older worker kept) would ask for files this worker does not have.
+ */
+async function builtHere(page: Response): Promise<boolean> {
+  try {
+    const { entry } = JSON.parse(BOOT_CONFIG.exec(await page.clone().text())?.[1] ?? '') as {
+      entry: string;
+    };
+    return !!getCacheKeyForURL(new URL(entry, scope).href);
+  } catch {
+    return false;
+  }
 }
 
-/** The network's page, kept for later; with no network, the last one kept. */
-async function navigate(event: FetchEvent): Promise<Response> {
+/**
+ * Whether the page may be shown without asking the server: what it names (the publish) is kept
+ * PUBLISH_KEPT_HEADER seconds after it is replaced, counted from the server's answer (its Date;
+ * a revalidation brings a new one). Measured with the phone's clock against the server's.
+ */
+function young(page: Response): boolean {
+  const age = Date.now() - Date.parse(page.headers.get('date') ?? '');
+  return age < Number(page.headers.get(PUBLISH_KEPT_HEADER)) * 1000;
+}
+
+/** Keeps a page of this build (the copy the next visit is shown); says whether it did. */
+async function keepPage(response: Response): Promise<boolean> {
+  if (!isPage(response) || !(await builtHere(response))) return false;
+  await (await caches.open(pagesCache(base))).put(pageUrl, response);
+  return true;
+}
+
+/** The windows whose page came from the network for this worker: nothing to refresh there. */
+const fetchedFor = new Set<string>();
+
+/**
+ * A screen's page at once from the copy, when it may be (above); otherwise the network's, kept
+ * for later; with no network, the last one kept (of any build: its files may still be in the
+ * HTTP cache, and the browser's error page is worse).
+ */
+async function navigate(event: FetchEvent, url: URL): Promise<Response> {
+  const kept = await keptPage();
+  if (kept && screenPaths.has(url.pathname) && young(kept) && (await builtHere(kept))) return kept;
   try {
     const response = await fetch(event.request);
+    fetchedFor.add(event.resultingClientId);
     event.waitUntil(keepPage(response.clone()));
     return response;
   } catch (error) {
-    const kept = await caches.match(pageUrl, { cacheName: pagesCache(base) });
     if (kept) return kept;
     throw error;
   }
 }
 
+/**
+ * The page, asked of the server again once the window that was shown the copy has its first
+ * frame: a new publish is shown from the next visit on. A page this worker cannot keep (a new
+ * build, or an error) leaves the copy for offline only: the next visit asks the network.
+ */
+async function refreshPage() {
+  const response = await fetch(pageUrl, { credentials: 'same-origin', cache: 'no-cache' });
+  if (await keepPage(response)) return;
+  const kept = await keptPage();
+  if (!kept) return;
+  const headers = new Headers(kept.headers);
+  // The body read here is decoded already.
+  for (const name of [PUBLISH_KEPT_HEADER, 'content-encoding', 'content-length'])
+    headers.delete(name);
+  const body = await kept.blob();
+  await (await caches.open(pagesCache(base))).put(pageUrl, new Response(body, { headers }));
+}
+
 /** The video, its playlists, segments, captions, chapters and poster (server/routes/media.ts). */
 const MEDIA_PATH = /\/api\/video(\/|$)/;
-/**
- * The build's files that are not precached: the player's code (hls.js), which an adaptive
- * download stores beside the video (download-offer.ts) and which is answered like the media.
- */
-const isStoredCode = (url: URL) =>
-  url.pathname.startsWith(`${base}/assets/`) && !getCacheKeyForURL(url.href);
-
 /**
  * Whether a download is stored (null until Cache Storage has said). Without one, media requests
  * do not even pass through this worker: they go to the network exactly as without it. Looked at
@@ -95,26 +159,34 @@ async function media(request: Request): Promise<Response> {
 }
 
 /**
- * The first visit's page came before this worker: keep the shell now, so that the next visit with
- * no signal still shows the site. From the HTTP cache (the page's own copy, seconds old), not the
- * link again; once a page is kept, each online navigation keeps the newer one (navigate()).
+ * The page this worker's build made, kept when it takes over: the first visit's page came before
+ * it, and after an update the copy is the previous build's. From the HTTP cache (the page this
+ * window loaded, or the one a refresh brought), not the link again.
  */
-async function keepFirstPage() {
-  if (await caches.match(pageUrl, { cacheName: pagesCache(base) })) return;
+async function keepOwnPage() {
+  const kept = await keptPage();
+  if (kept && (await builtHere(kept))) return;
   await keepPage(await fetch(pageUrl, { credentials: 'same-origin', cache: 'force-cache' }));
 }
 
-self.addEventListener('install', (event) => {
-  // A failure must not stop the install.
-  event.waitUntil(
-    keepFirstPage()
-      .catch(() => undefined)
-      .then(() => self.skipWaiting()),
-  );
+// The first worker takes over at once (this page and the others open now). A new build's waits
+// until no window of the previous one is open: those windows may still ask for files that only
+// the previous precache holds (the server no longer has them after a deploy).
+self.addEventListener('install', () => {
+  if (!self.registration.active) void self.skipWaiting();
 });
 
-// This page and the others open now are served from here at once, not from the next visit on.
-self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('activate', (event) =>
+  // A failure to keep the page must not stop the worker.
+  event.waitUntil(Promise.all([self.clients.claim(), keepOwnPage().catch(() => undefined)])),
+);
+
+self.addEventListener('message', (event) => {
+  const client = event.source;
+  if (event.data !== REFRESH_PAGE || !(client instanceof Client) || fetchedFor.has(client.id))
+    return;
+  event.waitUntil(refreshPage().catch(() => undefined));
+});
 
 self.addEventListener('fetch', (event) => {
   const { request } = event;
@@ -122,8 +194,8 @@ self.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== scope.origin) return;
   if (request.mode === 'navigate' && url.pathname.startsWith(scope.pathname))
-    event.respondWith(navigate(event));
-  else if (MEDIA_PATH.test(url.pathname) || isStoredCode(url)) {
+    event.respondWith(navigate(event, url));
+  else if (MEDIA_PATH.test(url.pathname)) {
     if (downloaded !== false) event.respondWith(media(request));
     event.waitUntil(lookForDownload());
   }

@@ -9,7 +9,7 @@ import { resilientStorage } from '../auth/storage';
 import { readMediaInfo } from '../screens/video-player/media-support';
 import { readChoice } from '../screens/video-player/quality';
 import { defaultRendition } from './download-plan';
-import { askOffer, keepPlayerCode, type Choice, type Offer } from './download-offer';
+import { askOffer, type Choice, type Offer } from './download-offer';
 import { deleteDownload, readRecord, type DownloadRecord } from './download-store';
 import { runDownload } from './downloader';
 import type { VideoRef } from '../screens/video-player/use-player-video';
@@ -89,10 +89,8 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
       if (!live) return;
       setOffer(fresh);
       if (record && fresh && !fresh.current(record)) await deleteDownload();
-      else if (record?.done) {
-        if (fresh?.kind === 'hls') void keepPlayerCode().catch(() => undefined);
-        return setState({ status: 'done', record });
-      } else if (record) return void start(record);
+      else if (record?.done) return setState({ status: 'done', record });
+      else if (record) return void start(record);
       const choice = fresh && offered(fresh);
       setState(fresh && choice ? { status: 'offer', offer: fresh, choice } : { status: 'none' });
     })();

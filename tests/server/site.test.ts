@@ -43,6 +43,18 @@ describe('the built site through a real port', () => {
     },
   );
 
+  it('says on each page how long a replaced publish is kept: the session lifetime', async () => {
+    const other = await testServer({ DIST_DIR: dist, SESSION_TTL_S: '900' });
+    try {
+      const otherBase = await listen(other);
+      for (const path of [LOGIN, '/capacitacion/VideoPlayer'])
+        expect((await rawRequest(otherBase, path)).headers['x-publish-kept-s']).toBe('900');
+      expect((await get(LOGIN)).headers['x-publish-kept-s']).toBe('7200');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers HEAD on the login with headers and no body', async () => {
     const res = await get(LOGIN, {}, 'HEAD');
     expect(res.status).toBe(200);

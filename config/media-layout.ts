@@ -205,9 +205,8 @@ export const MEDIA_INFO_ID = 'media-info';
 export const MEDIA_INFO_ELEMENT = `<script type="application/json" id="${MEDIA_INFO_ID}">null</script>`;
 
 /**
- * On each page: how long (seconds) a publish stays on the server after it is replaced, so how
- * long the service worker may show its copy of the page without asking (src/offline/sw.ts):
- * whatever that copy names can still be played. prepare-video keeps a replaced publish for
- * SESSION_TTL_S, the figure the server sends.
+ * On each page: how long (seconds) a copy of it may be shown without asking the server (the
+ * service worker's, src/offline/sw.ts). SESSION_TTL_S: prepare-video keeps a replaced publish
+ * twice that, so a copy that old still names a publish kept for the whole session begun from it.
  */
-export const PUBLISH_KEPT_HEADER = 'x-publish-kept-s';
+export const PAGE_COPY_HEADER = 'x-page-copy-s';

@@ -2,7 +2,9 @@
  * A republish while a visitor watches (issue 29), in a real Chromium against the real built
  * server on its own media folder: the visitor keeps the version the page started with, to the
  * end, with no failed request and no long stall; a page loaded after the publish gets the new
- * one. The link is throttled so that the player is still asking for segments after the switch.
+ * one, or for this visitor, whose service worker shows its copy of the page, the page after the
+ * one that noticed it. The link is throttled so that the player is still asking for segments
+ * after the switch.
  */
 import type { Page } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -91,9 +93,10 @@ const mediaInfoVersion = (page: Page) =>
       )?.version,
   );
 
-test('a visitor watching through a republish keeps the version the page started, to the end; a new page gets the new one', async ({
+test("a visitor watching through a republish keeps the version the page started, to the end; a new visitor gets the new one, and this visitor's next page once the worker's copy is asked again", async ({
   page,
   context,
+  browser,
 }) => {
   test.setTimeout(300_000);
   await publishAndServe();
@@ -175,24 +178,59 @@ test('a visitor watching through a republish keeps the version the page started,
   expect(mp4.filter((a) => a.method !== 'HEAD')).toEqual([]);
   expect(Math.max(0, open, ...stalls)).toBeLessThanOrEqual(2000);
 
-  // A page loaded now plays the new publish.
+  // Another visitor's page, loaded now, plays the new publish.
+  const other = await browser.newContext();
+  try {
+    const otherPage = await other.newPage();
+    await login(otherPage);
+    expect(await mediaInfoVersion(otherPage)).toBe(next.version);
+    await playsVersion(otherPage, watchMedia(otherPage), next.version, NEXT_S);
+  } finally {
+    await other.close();
+  }
+
+  // This visitor's next page is the service worker's copy: it plays the version it names,
+  // which the server still keeps, and has the page asked again after its first frame; the page
+  // after that plays the new publish.
+  const copy = await context.newPage();
+  const copyAnswers = watchMedia(copy);
+  await copy.goto(`${server.origin}${BASE}/VideoPlayer`);
+  expect(await mediaInfoVersion(copy)).toBe(started);
+  await playsVersion(copy, copyAnswers, started!, WATCHED_S);
+  await expect
+    .poll(() =>
+      copy.evaluate(async (base) => {
+        const kept = await caches.match(`${location.origin}${base}/login`);
+        return /"version":"([^"]+)"/.exec((await kept?.text()) ?? '')?.[1];
+      }, BASE),
+    )
+    .toBe(next.version);
   const fresh = await context.newPage();
   const freshAnswers = watchMedia(fresh);
   await fresh.goto(`${server.origin}${BASE}/VideoPlayer`);
   expect(await mediaInfoVersion(fresh)).toBe(next.version);
-  await fresh.locator('video').evaluate((video: HTMLVideoElement) => {
-    video.muted = true;
-    return video.play();
+  await playsVersion(fresh, freshAnswers, next.version, NEXT_S);
+});
+
+/** The page plays: past 0.5 s, the video's length as `seconds`, every adaptive request in `version`. */
+async function playsVersion(
+  page: Page,
+  answers: ReturnType<typeof watchMedia>,
+  version: string,
+  seconds: number,
+) {
+  const video = page.locator('video');
+  await video.evaluate((element: HTMLVideoElement) => {
+    element.muted = true;
+    return element.play();
   });
   await expect
-    .poll(() => fresh.locator('video').evaluate((video: HTMLVideoElement) => video.currentTime))
+    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
     .toBeGreaterThan(0.5);
   expect(
-    Math.abs(
-      (await fresh.locator('video').evaluate((video: HTMLVideoElement) => video.duration)) - NEXT_S,
-    ),
+    Math.abs((await video.evaluate((element: HTMLVideoElement) => element.duration)) - seconds),
   ).toBeLessThan(1);
-  const freshAdaptive = freshAnswers.filter((a) => a.url.includes('/api/video/hls/'));
-  expect(freshAdaptive.length).toBeGreaterThan(0);
-  expect(freshAdaptive.every((a) => versionIn(a.url) === next.version)).toBe(true);
-});
+  const adaptive = answers.filter((a) => a.url.includes('/api/video/hls/'));
+  expect(adaptive.length).toBeGreaterThan(0);
+  expect(adaptive.every((a) => versionIn(a.url) === version)).toBe(true);
+}

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BOOT_CONFIG_ID, type BootConfig } from '../../src/boot/boot-config';
+import { bootConfigIn } from '../../src/boot/boot-config';
 import { atMost, figure, kilobytes, type Measurement, type Site } from './measure';
 
 /** Issue 13: the login page stays within 110 KB of JS+CSS, gzip. */
@@ -22,10 +22,7 @@ export function eagerAssetUrls(html: string): string[] {
     if (href && (rel === 'modulepreload' || rel === 'stylesheet')) urls.push(href);
   }
   // The entry the boot script (src/boot/boot.ts) starts, from its settings.
-  const settings = new RegExp(
-    `<script type="application/json" id="${BOOT_CONFIG_ID}">([^<]*)</script>`,
-  ).exec(html)?.[1];
-  const entry = settings ? (JSON.parse(settings) as BootConfig).entry : null;
+  const entry = bootConfigIn(html)?.entry;
   if (entry) urls.push(entry);
   return [...new Set(urls)];
 }

@@ -195,9 +195,7 @@ function readings(link: LinkName, runs: Run[], start: number): Record<Name, Read
     median(runs.map((run) => of(run) ?? null));
   // The page's own bytes (the same in every run) count where the page comes over the link.
   const [loginHtml, html] = [runs[0]!.atPaint.html, runs[0]!.fresh.html];
-  const floorBytes = { paint: loginHtml, fresh: html + start } as Partial<
-    Record<Name, number>
-  >;
+  const floorBytes = { paint: loginHtml, fresh: html + start } as Partial<Record<Name, number>>;
   const timed = (name: Name, of: (run: Run) => number | null) => {
     const value = med(of);
     const least =

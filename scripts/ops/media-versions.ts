@@ -2,8 +2,7 @@
  * How prepare-video replaces what MEDIA_DIR serves without disturbing anyone: each publish is a
  * folder of its own (`v<UTC time>-<id>`), made under a dot-name the server never serves and
  * renamed into place whole; current.json, replaced by rename(2), then names it. The previous
- * versions stay while a page may still play them: a session lasts SESSION_TTL_S from signin, so
- * a version retired that long ago has no one left.
+ * versions stay while a page may still play them (prepare-video.ts's keptOldS).
  */
 import {
   closeSync,

@@ -283,7 +283,7 @@ export interface PrepareOptions {
   chapters?: string;
   /** Publish a source the check found damaged: what decodes, said in the summary. */
   acceptTruncated?: boolean;
-  /** How long a replaced version stays for pages still playing it (the session lifetime). */
+  /** How long a replaced version stays for pages still playing it (keptOldS below). */
   keepOldS?: number;
   /** Stops the publish (Ctrl+C, SIGTERM): ffmpeg is stopped and the served publish kept. */
   signal?: AbortSignal;
@@ -291,8 +291,13 @@ export interface PrepareOptions {
   now?: () => Date;
 }
 
-/** The session lifetime's default (SESSION_TTL_S, config/settings.ts). */
-const DEFAULT_KEEP_OLD_S = readSettings({}, ['SESSION_TTL_S']).SESSION_TTL_S;
+/**
+ * How long a replaced version stays: two session lifetimes (SESSION_TTL_S). A returning
+ * visitor's service worker shows its copy of the page, naming the version, for up to one
+ * (the page's X-Page-Copy-S); a session begun from that copy lasts one more.
+ */
+const keptOldS = (env: NodeJS.ProcessEnv) => 2 * readSettings(env, ['SESSION_TTL_S']).SESSION_TTL_S;
+const DEFAULT_KEEP_OLD_S = keptOldS({});
 
 const mmss = (s: number) => `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 
@@ -626,11 +631,6 @@ function parseArgs(argv: string[]): Args {
   return { ...args, source: positional[0] ?? '' };
 }
 
-/** The server's session lifetime (SESSION_TTL_S): no page plays a version retired longer ago. */
-function sessionLifetimeS(): number {
-  return readSettings(process.env, ['SESSION_TTL_S']).SESSION_TTL_S;
-}
-
 async function main() {
   // Ctrl+C or SIGTERM: ffmpeg is stopped, the work folder removed, the served publish kept.
   const controller = new AbortController();
@@ -643,7 +643,7 @@ async function main() {
   process.on('SIGTERM', stop);
   try {
     const args = parseArgs(process.argv.slice(2));
-    const keepOldS = args.keepOldS ?? sessionLifetimeS();
+    const keepOldS = args.keepOldS ?? keptOldS(process.env);
     if (args.clean !== undefined) {
       const removed = cleanMediaDir(args.clean, { keepOldS });
       console.log(

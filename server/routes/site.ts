@@ -2,7 +2,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readFile, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { PUBLISHED, PUBLISH_KEPT_HEADER } from '../../config/media-layout.js';
+import { PUBLISHED, PAGE_COPY_HEADER } from '../../config/media-layout.js';
 import { SCREEN_PATHS } from '../../config/paths.js';
 import {
   compressedText,
@@ -138,7 +138,7 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
         .header('content-security-policy', await csp())
         .header('content-type', 'text/html; charset=utf-8')
         .header('cache-control', REVALIDATE)
-        .header(PUBLISH_KEPT_HEADER, String(config.sessionTtlS))
+        .header(PAGE_COPY_HEADER, String(config.sessionTtlS))
         .header('vary', 'Accept-Encoding'),
       text,
       preferredEncoding(request.headers['accept-encoding']),

@@ -29,5 +29,15 @@ export const BOOT_CONFIG_ID = 'boot-config';
 export const readBootConfig = () =>
   JSON.parse(document.getElementById(BOOT_CONFIG_ID)?.textContent ?? '') as BootConfig;
 
+/** The settings, from index.html's text (where there is no document: the worker, the bench). */
+export function bootConfigIn(html: string): BootConfig | null {
+  const json = new RegExp(`<script[^>]* id="${BOOT_CONFIG_ID}">([^<]*)</script>`).exec(html)?.[1];
+  try {
+    return json ? (JSON.parse(json) as BootConfig) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The id of the <template> that holds the video screen's prerendered markup. */
 export const VIDEO_SCREEN_TEMPLATE_ID = 'video-screen';

@@ -1,4 +1,5 @@
 import { config } from '../config';
+import { hasMediaSource, readMediaInfo } from '../screens/video-player/media-support';
 import { PLAYER_PARAM, REFRESH_PAGE } from './offline-names';
 
 /** Where the built worker is (vite-plugin-pwa writes sw.js at the build's root). */
@@ -18,8 +19,9 @@ export function registerWorkerWhenIdle() {
     // With no link the script cannot come (and the browser logs an error): when it is back.
     if (!navigator.onLine) return void addEventListener('online', register, { once: true });
     const scope = `${config.basePath}/`;
-    // Playing with hls.js (media-support.ts marks the page): the worker keeps its chunk too.
-    const player = 'adaptive' in document.documentElement.dataset ? `?${PLAYER_PARAM}` : '';
+    // A site and a browser that play with hls.js: the worker keeps its chunk too. Not whether
+    // it plays this time (hls.js may give up): another worker URL would replace this one.
+    const player = readMediaInfo() && hasMediaSource() ? `?${PLAYER_PARAM}` : '';
     const { serviceWorker } = navigator;
     serviceWorker.controller?.postMessage(REFRESH_PAGE);
     serviceWorker.register(`${scope}${WORKER_FILE}${player}`, { scope }).catch(() => {

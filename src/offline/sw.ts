@@ -8,14 +8,14 @@
  * (the page, and the video the visitor downloaded: use-offline-download.ts) answer only when it
  * does not. Nothing with a session in it (the signin, the signout, any answer that sets a
  * cookie) ever passes through here: only page navigations and media GETs are handled. The page
- * registers it after the video's first frame (register-worker.ts), so the precache finds its
- * files in the HTTP cache.
+ * registers it after the video's first frame (register-worker.ts), so the first worker's
+ * precache finds its files in the HTTP cache (a new build's worker fetches its own).
  */
 import { cleanupOutdatedCaches, getCacheKeyForURL, precacheAndRoute } from 'workbox-precaching';
 import { createPartialResponse } from 'workbox-range-requests';
-import { PUBLISH_KEPT_HEADER } from '../../config/media-layout';
+import { PAGE_COPY_HEADER } from '../../config/media-layout';
 import { SCREEN_PATHS } from '../../config/paths';
-import { BOOT_CONFIG_ID } from '../boot/boot-config';
+import { bootConfigIn } from '../boot/boot-config';
 import { PLAYER_PARAM, REFRESH_PAGE, downloadCache, pagesCache } from './offline-names';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -50,32 +50,24 @@ const isPage = (response: Response) =>
   !response.redirected &&
   (response.headers.get('content-type') ?? '').startsWith('text/html');
 
-const BOOT_CONFIG = new RegExp(`<script[^>]* id="${BOOT_CONFIG_ID}">([^<]*)</script>`);
-
 /**
- * Whether this worker's precache holds the build that made the page: its entry's hashed name
- * changes with any file of the build. A page of another build (the server's after a deploy, or
- * one an older worker kept) would ask for files this worker does not have.
+ * Whether this worker's precache holds the build that made the page (the entry it names, whose
+ * hashed name changes with every chunk's). A page of another build (the server's after a
+ * deploy, or one an older worker kept) may ask for files this worker does not have.
  */
 async function builtHere(page: Response): Promise<boolean> {
-  try {
-    const { entry } = JSON.parse(BOOT_CONFIG.exec(await page.clone().text())?.[1] ?? '') as {
-      entry: string;
-    };
-    return !!getCacheKeyForURL(new URL(entry, scope).href);
-  } catch {
-    return false;
-  }
+  const entry = bootConfigIn(await page.clone().text())?.entry;
+  return !!entry && !!getCacheKeyForURL(new URL(entry, scope).href);
 }
 
 /**
- * Whether the page may be shown without asking the server: what it names (the publish) is kept
- * PUBLISH_KEPT_HEADER seconds after it is replaced, counted from the server's answer (its Date;
- * a revalidation brings a new one). Measured with the phone's clock against the server's.
+ * Whether the copy may be shown without asking the server: for PAGE_COPY_HEADER seconds from the
+ * server's answer (its Date; a revalidation brings a new one), the publish it names stays for a
+ * whole session begun from it. Measured with the phone's clock against the server's.
  */
 function young(page: Response): boolean {
   const age = Date.now() - Date.parse(page.headers.get('date') ?? '');
-  return age < Number(page.headers.get(PUBLISH_KEPT_HEADER)) * 1000;
+  return age < Number(page.headers.get(PAGE_COPY_HEADER)) * 1000;
 }
 
 /** Keeps a page of this build (the copy the next visit is shown); says whether it did. */
@@ -85,8 +77,8 @@ async function keepPage(response: Response): Promise<boolean> {
   return true;
 }
 
-/** The windows whose page came from the network for this worker: nothing to refresh there. */
-const fetchedFor = new Set<string>();
+/** The windows whose page the server has sent since they opened: nothing to refresh there. */
+const current = new Set<string>();
 
 /**
  * A screen's page at once from the copy, when it may be (above); otherwise the network's, kept
@@ -98,7 +90,7 @@ async function navigate(event: FetchEvent, url: URL): Promise<Response> {
   if (kept && screenPaths.has(url.pathname) && young(kept) && (await builtHere(kept))) return kept;
   try {
     const response = await fetch(event.request);
-    fetchedFor.add(event.resultingClientId);
+    current.add(event.resultingClientId);
     event.waitUntil(keepPage(response.clone()));
     return response;
   } catch (error) {
@@ -113,14 +105,13 @@ async function navigate(event: FetchEvent, url: URL): Promise<Response> {
  * build, or an error) leaves the copy for offline only: the next visit asks the network.
  */
 async function refreshPage() {
-  const response = await fetch(pageUrl, { credentials: 'same-origin', cache: 'no-cache' });
+  const response = await fetch(pageUrl, { cache: 'no-cache' });
   if (await keepPage(response)) return;
   const kept = await keptPage();
   if (!kept) return;
   const headers = new Headers(kept.headers);
   // The body read here is decoded already.
-  for (const name of [PUBLISH_KEPT_HEADER, 'content-encoding', 'content-length'])
-    headers.delete(name);
+  for (const name of [PAGE_COPY_HEADER, 'content-encoding', 'content-length']) headers.delete(name);
   const body = await kept.blob();
   await (await caches.open(pagesCache(base))).put(pageUrl, new Response(body, { headers }));
 }
@@ -166,12 +157,12 @@ async function media(request: Request): Promise<Response> {
 async function keepOwnPage() {
   const kept = await keptPage();
   if (kept && (await builtHere(kept))) return;
-  await keepPage(await fetch(pageUrl, { credentials: 'same-origin', cache: 'force-cache' }));
+  await keepPage(await fetch(pageUrl, { cache: 'force-cache' }));
 }
 
 // The first worker takes over at once (this page and the others open now). A new build's waits
-// until no window of the previous one is open: those windows may still ask for files that only
-// the previous precache holds (the server no longer has them after a deploy).
+// until no window the previous worker controls is open: a page of the previous build may still
+// ask for files only the previous precache holds (the server no longer has them after a deploy).
 self.addEventListener('install', () => {
   if (!self.registration.active) void self.skipWaiting();
 });
@@ -183,8 +174,8 @@ self.addEventListener('activate', (event) =>
 
 self.addEventListener('message', (event) => {
   const client = event.source;
-  if (event.data !== REFRESH_PAGE || !(client instanceof Client) || fetchedFor.has(client.id))
-    return;
+  if (event.data !== REFRESH_PAGE || !(client instanceof Client) || current.has(client.id)) return;
+  current.add(client.id);
   event.waitUntil(refreshPage().catch(() => undefined));
 });
 

@@ -43,13 +43,13 @@ describe('the built site through a real port', () => {
     },
   );
 
-  it('says on each page how long a replaced publish is kept: the session lifetime', async () => {
+  it('says on each page how long a copy of it may be shown: the session lifetime', async () => {
     const other = await testServer({ DIST_DIR: dist, SESSION_TTL_S: '900' });
     try {
       const otherBase = await listen(other);
       for (const path of [LOGIN, '/capacitacion/VideoPlayer'])
-        expect((await rawRequest(otherBase, path)).headers['x-publish-kept-s']).toBe('900');
-      expect((await get(LOGIN)).headers['x-publish-kept-s']).toBe('7200');
+        expect((await rawRequest(otherBase, path)).headers['x-page-copy-s']).toBe('900');
+      expect((await get(LOGIN)).headers['x-page-copy-s']).toBe('7200');
     } finally {
       await other.close();
     }

@@ -182,9 +182,10 @@ test("a visitor watching through a republish keeps the version the page started,
   const other = await browser.newContext();
   try {
     const otherPage = await other.newPage();
+    const otherAnswers = watchMedia(otherPage);
     await login(otherPage);
     expect(await mediaInfoVersion(otherPage)).toBe(next.version);
-    await playsVersion(otherPage, watchMedia(otherPage), next.version, NEXT_S);
+    await playsVersion(otherPage, otherAnswers, next.version, NEXT_S);
   } finally {
     await other.close();
   }

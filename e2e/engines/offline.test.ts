@@ -23,9 +23,13 @@ const inControl = (page: BrowserPage) =>
     30_000,
   );
 
-/** Unmuted autoplay is refused in some engines: muted, as a visitor's press would be allowed. */
-const play = (page: BrowserPage) =>
-  page.evaluate(() => {
+/**
+ * The video screen plays: muted (unmuted autoplay is refused in some engines), as a visitor's
+ * press would be allowed.
+ */
+async function playsOnScreen(page: BrowserPage) {
+  await until(page, 'the video screen', () => !!document.querySelector('video.player__video'), []);
+  await page.evaluate(() => {
     const video = document.querySelector<HTMLVideoElement>('video.player__video')!;
     video.muted = true;
     // When the start's rendition is not the one stored, its source gives way to hls.js's,
@@ -35,6 +39,8 @@ const play = (page: BrowserPage) =>
       () => false,
     );
   });
+  await expectPlaying(page);
+}
 
 describe.each(ENGINES)('%s', (name) => {
   const state = useEngine(name, { serviceWorkers: true });
@@ -77,14 +83,7 @@ describe.each(ENGINES)('%s', (name) => {
       proxy.linkDown(true);
       const reached = proxy.seen.length;
       await page.reload();
-      await until(
-        page,
-        'the video screen',
-        () => !!document.querySelector('video.player__video'),
-        [],
-      );
-      await play(page);
-      await expectPlaying(page);
+      await playsOnScreen(page);
       // All of it from the device: nothing reached the server.
       expect(proxy.seen.length).toBe(reached);
     },
@@ -108,14 +107,7 @@ describe.each(ENGINES)('%s', (name) => {
     // A navigation that waited for the server would never load.
     proxy.hold(PAGE_PATH);
     await page.goto(`${proxy.origin}${BASE}/VideoPlayer`);
-    await until(
-      page,
-      'the video screen',
-      () => !!document.querySelector('video.player__video'),
-      [],
-    );
-    await play(page);
-    await expectPlaying(page);
+    await playsOnScreen(page);
     // After the first frame, the worker asks the server for the page again.
     await proxy.held();
     expect(pageAsks()).toBe(before + 1);

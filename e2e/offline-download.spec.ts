@@ -341,7 +341,6 @@ for (const site of SITES)
   }) => {
     await login(page, site.origin());
     await workerInControl(page);
-    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
     const precached = Object.entries(await cachedUrls(page))
       .filter(([name]) => name.startsWith('workbox-precache'))
       .flatMap(([, urls]) => urls);

@@ -3,7 +3,7 @@
  * The service worker (built by vite-plugin-pwa with `injectManifest`): Workbox precaches the
  * build's files (the list is the plugin's), and this file adds only what is ours. A returning
  * visitor's page comes from the copy kept here at once, without the link's round trip, while
- * the copy is of this worker's build and younger than the time the server keeps what it names;
+ * the copy is of this worker's build and younger than the page's PAGE_COPY_HEADER says;
  * otherwise, and for the media, the network answers as without a worker, and the copies here
  * (the page, and the video the visitor downloaded: use-offline-download.ts) answer only when it
  * does not. Nothing with a session in it (the signin, the signout, any answer that sets a

@@ -389,6 +389,12 @@ const SETTINGS = {
     wholeNumber(1, 3_600_000),
     "the video screen's chunk load timeout",
   ),
+  OFFLINE_COPY_DAYS: setting(
+    'build',
+    '7',
+    wholeNumber(0, 365),
+    'days a downloaded copy plays with no signal, from the download (`0`: it ends with the session)',
+  ),
   WEB_VITALS_URL: setting(
     'both',
     '',
@@ -505,6 +511,8 @@ export interface ClientConfig {
   signinTimeoutMs: number;
   chunkTimeoutMs: number;
   webVitalsUrl: string;
+  /** A download's own period, from the download; 0: it ends with the session. */
+  offlineCopyDays: number;
 }
 
 export function clientConfig(env: Env): ClientConfig {
@@ -522,6 +530,7 @@ export function clientConfig(env: Env): ClientConfig {
     signinTimeoutMs: s.SIGNIN_TIMEOUT_MS,
     chunkTimeoutMs: s.CHUNK_TIMEOUT_MS,
     webVitalsUrl: s.WEB_VITALS_URL,
+    offlineCopyDays: s.OFFLINE_COPY_DAYS,
   };
 }
 

@@ -6,6 +6,7 @@ import { clientConfig as readClientConfig } from './config/settings.ts';
 import { inlineEntryCssPlugin } from './scripts/build/inline-css.ts';
 import { precompressPlugin } from './scripts/build/precompress.ts';
 import { prerenderPlugin } from './scripts/build/prerender.ts';
+import { quietLog, quietWorkerBuildPlugin } from './scripts/build/quiet-build.ts';
 
 const clientConfig = readClientConfig(process.env);
 
@@ -56,6 +57,7 @@ export default defineConfig({
         globIgnores: clientConfig.webVitalsUrl ? [] : ['assets/web-vitals-*.js'],
         // Hashed names change with their bytes: no cache-busting query needed.
         dontCacheBustURLsMatching: /-[\w-]{8}\./,
+        buildPlugins: { vite: [quietWorkerBuildPlugin()] },
       },
     }),
     precompressPlugin(),
@@ -75,7 +77,11 @@ export default defineConfig({
     // TypeScript and hls.js's own ES5 build do), not through a defineProperty helper: the helper
     // would land in the entry, and hls.js's chunk would then fetch and run the app's bundle
     // before a returning visitor's first frame.
-    rolldownOptions: { transform: { assumptions: { setPublicClassFields: true } } },
+    rolldownOptions: {
+      transform: { assumptions: { setPublicClassFields: true } },
+      // Only what a person should read (scripts/build/quiet-build.ts).
+      onLog: quietLog,
+    },
     // Only the logo becomes a data: URI (in index.html and in the React import alike): the
     // login's largest paint must not wait for a request. Everything else stays a file.
     assetsInlineLimit: (file) => file.endsWith('/src/assets/logo.svg'),
@@ -93,6 +99,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'config', include: ['tests/config/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: { name: 'tooling', include: ['tests/tooling/**/*.test.ts'], environment: 'node' },
       },
       {
         extends: true,

@@ -6,7 +6,7 @@
  * The server allows exactly that script by its hash (server/security.ts).
  */
 import react from '@vitejs/plugin-react';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type InlineConfig, type Plugin, type Rollup } from 'vite';
@@ -17,6 +17,7 @@ import {
   type BootConfig,
 } from '../../src/boot/boot-config.ts';
 import { MEDIA_INFO_ELEMENT } from '../../config/media-layout.ts';
+import { quietLog } from './quiet-build.ts';
 
 /** Vite's module entry tag in the built index.html. */
 const ENTRY_TAG = /\s*<script type="module" crossorigin src="([^"]+)"><\/script>/;
@@ -30,15 +31,22 @@ type Shared = Pick<InlineConfig, 'root' | 'base' | 'define' | 'mode'> & {
 
 async function renderScreens(shared: Shared) {
   const { assetsInlineLimit, ...rest } = shared;
-  const outDir = join(shared.root ?? '.', 'node_modules', '.prerender');
-  await build({
-    ...rest,
-    configFile: false,
-    logLevel: 'warn',
-    plugins: [react()],
-    build: { ssr: 'src/prerender.tsx', outDir, emptyOutDir: true, assetsInlineLimit },
-  });
+  // Its own folder: two builds at once (a test's and `npm start`'s) must not share one.
+  const outDir = mkdtempSync(join(shared.root ?? '.', 'node_modules', '.prerender-'));
   try {
+    await build({
+      ...rest,
+      configFile: false,
+      logLevel: 'warn',
+      plugins: [react()],
+      build: {
+        ssr: 'src/prerender.tsx',
+        outDir,
+        emptyOutDir: true,
+        assetsInlineLimit,
+        rolldownOptions: { onLog: quietLog },
+      },
+    });
     const entry = pathToFileURL(join(outDir, 'prerender.js')).href;
     const module = (await import(entry)) as typeof import('../../src/prerender');
     return await module.prerenderScreens();
@@ -70,7 +78,7 @@ async function inlineScript(
       write: false,
       minify: true,
       target: shared.target,
-      rollupOptions: { input, output: { format: 'iife' } },
+      rollupOptions: { input, output: { format: 'iife' }, onLog: quietLog },
     },
   })) as Rollup.RollupOutput | Rollup.RollupOutput[];
   const chunk = (Array.isArray(output) ? output[0] : output)?.output[0];

@@ -11,7 +11,8 @@ import {
   measureRequests,
   type Metrics,
 } from './metrics.js';
-import { limitBucket } from './device-cookie.js';
+import { deviceCookies } from './device-cookie.js';
+import { passwordFingerprint } from './password.js';
 import { createRedis, redisAnswers } from './redis.js';
 import { RedisSessionStore } from './redis-sessions.js';
 import { RedisSigninLimiter } from './redis-signin-limiter.js';
@@ -121,6 +122,10 @@ export async function buildServer(
   const maxAttemptsInFlight = maxConcurrentHashes + maxWaitingHashes;
   const ttlMs = config.sessionTtlS * 1000;
   const lifecycle = deps.lifecycle ?? { draining: false };
+  // Sessions in Redis and device cookies are bound to this: a new PASSWORD_HASH ends them all
+  // (sessions in memory end with the process anyway).
+  const password = passwordFingerprint(config.passwordHash);
+  const devices = deviceCookies(password);
 
   let sessions: SessionStore;
   let limiter: AttemptLimiter;
@@ -144,7 +149,7 @@ export async function buildServer(
     await redis.connect().catch((error: unknown) => {
       app.log.error({ err: error }, 'Redis unreachable at start: answering 503 until it is back');
     });
-    sessions = deps.sessions ?? new RedisSessionStore(redis, ttlMs);
+    sessions = deps.sessions ?? new RedisSessionStore(redis, ttlMs, password);
     limiter = new RedisSigninLimiter(redis, { ...limits, maxAttemptsInFlight });
     ready = async () => !lifecycle.draining && (await redisAnswers(redis, READY_PING_MS));
   } else {
@@ -169,7 +174,7 @@ export async function buildServer(
       global: true,
       max: config.signin.maxRequestsPerMinute,
       timeWindow: 60_000,
-      keyGenerator: limitBucket,
+      keyGenerator: devices.limitBucket,
       errorResponseBuilder: (_request, context) => ({ statusCode: context.statusCode }),
       // Shared by the instances. While Redis is down the counters are skipped: the signin
       // itself then answers 503, and a signout still clears the cookie.
@@ -181,6 +186,7 @@ export async function buildServer(
       limiter,
       metrics,
       hashing: slots(maxConcurrentHashes),
+      devices,
     });
     await users.register(signoutRoute, { sessions });
   });

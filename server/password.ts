@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { SCRYPT_DEFAULTS, maxmemFor, type PasswordHash } from '../config/password-hash.js';
 
 /**
@@ -37,4 +37,18 @@ export async function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, hash: PasswordHash): Promise<boolean> {
   const candidate = await deriveKey(password, hash.salt, hash);
   return timingSafeEqual(candidate, hash.key);
+}
+
+/**
+ * A short, stable name for one PASSWORD_HASH, stored with every session and inside every device
+ * cookie: a new hash (a password change) and a restart then end them all, on every instance.
+ * 72 bits of a digest of the salt and key: it reveals nothing that helps a guesser without them.
+ */
+export function passwordFingerprint(hash: PasswordHash): string {
+  return createHash('sha256')
+    .update('password-binding\0')
+    .update(hash.salt)
+    .update(hash.key)
+    .digest('base64url')
+    .slice(0, 12);
 }

@@ -3,7 +3,7 @@ import type { ServerConfig } from '../config.js';
 import { apiError } from '../errors.js';
 import { MAX_FIELD_LENGTH } from '../../machines/session.js';
 import type { Metrics } from '../metrics.js';
-import { deviceFrom, limitBucket, setDeviceCookie } from '../device-cookie.js';
+import type { DeviceCookies } from '../device-cookie.js';
 import { verifyPassword } from '../password.js';
 import { clearSessionCookie, setSessionCookie, tokenFrom } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
@@ -46,14 +46,17 @@ export interface SigninDeps {
   metrics: Metrics;
   /** Runs each hash when a slot is free (see slots.ts). */
   hashing: <T>(task: () => Promise<T>) => Promise<T>;
+  devices: DeviceCookies;
 }
 
 const WRONG = apiError('invalid_credentials', 'Usuario o contraseña incorrectos.');
 
-/** Whether the attempt came with a device cookie; the cookie itself is never logged. */
-const trusted = (request: FastifyRequest) => deviceFrom(request) !== null;
-
-function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal) {
+function refuse(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refusal: Refusal,
+  trusted: (request: FastifyRequest) => boolean,
+) {
   request.log.warn(
     {
       signin: {
@@ -79,8 +82,11 @@ function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal) 
 
 export async function signinRoute(
   app: FastifyInstance,
-  { config, sessions, limiter, metrics, hashing }: SigninDeps,
+  { config, sessions, limiter, metrics, hashing, devices }: SigninDeps,
 ) {
+  /** Whether the attempt came with a device cookie; the cookie itself is never logged. */
+  const trusted = (request: FastifyRequest) => devices.deviceFrom(request) !== null;
+
   app.post<{ Body: SigninBody }>(
     '/api/users/signin',
     {
@@ -95,10 +101,10 @@ export async function signinRoute(
       reply.header('cache-control', 'no-store');
       // A store that does not answer is a 503 here, before any hashing. The attempt may wait
       // here for its turn behind others from its address.
-      const admission = await limiter.admit(limitBucket(request));
+      const admission = await limiter.admit(devices.limitBucket(request));
       if (!admission.ok) {
         metrics.signin('limited');
-        return refuse(request, reply, admission);
+        return refuse(request, reply, admission, trusted);
       }
 
       const { usuario, contraseña } = request.body.form;
@@ -144,7 +150,7 @@ export async function signinRoute(
       if (previous) await sessions.delete(previous);
       const { token, session } = await sessions.create();
       setSessionCookie(request, reply, token, session.expiresAt - session.createdAt);
-      setDeviceCookie(request, reply);
+      devices.setDeviceCookie(request, reply);
       metrics.signin('accepted');
       return { empresa: config.empresa, nombres: config.nombres };
     },

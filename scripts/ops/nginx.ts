@@ -127,6 +127,9 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
     `  proxy_pass_request_body off;`,
     // A location's own proxy_set_header drops the server's: all of them again.
     ...FORWARDED.map((line) => `  ${line}`),
+    // The app judges exactly the cookie the cache is keyed by, nothing else of the header: nginx's
+    // pattern and the app's parser may read one Cookie header differently.
+    `  proxy_set_header Cookie $session_cookie_header;`,
     `  proxy_set_header Content-Length "";`,
     `  proxy_set_header Range "";`,
     `  proxy_set_header If-Range "";`,
@@ -195,6 +198,10 @@ function nginxConfig(options: ProxyOptions): string {
     `  map $http_cookie $session_cookie {`,
     `    default "";`,
     `    "~(?:^|;\\s*)__Host-sid=(?<sid>[^;]+)" $sid;`,
+    `  }`,
+    `  map $session_cookie $session_cookie_header {`,
+    `    "" "";`,
+    `    default "__Host-sid=$session_cookie";`,
     `  }`,
     `  map $session_cookie $no_session {`,
     `    "" 1;`,

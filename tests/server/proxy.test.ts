@@ -242,6 +242,30 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     }
   });
 
+  it('keys its access cache by exactly the cookie the app checked: a made-up second __Host-sid gets nothing', async () => {
+    const value = (await session()).slice('__Host-sid='.length);
+    // nginx's pattern and the app's cookie parser may read one header differently (a space
+    // before "=", a repeated name): whatever nginx keys by, the app must have judged.
+    const crafted = [
+      (madeUp: string) => `__Host-sid =${value}; __Host-sid=${madeUp}`,
+      (madeUp: string) => `__Host-sid\t=${value}; __Host-sid=${madeUp}`,
+      (madeUp: string) => `a=1;__Host-sid =${value};__Host-sid=${madeUp}`,
+      (madeUp: string) => `__Host-sid=${madeUp}; __Host-sid=${value}`,
+      (madeUp: string) => `__host-sid=${value}; __Host-sid=${madeUp}`,
+      (madeUp: string) => `__Host-sid="${value}"; __Host-sid=${madeUp}`,
+    ];
+    for (const [index, header] of crafted.entries()) {
+      const madeUp = `made-up-${index}-${Date.now()}`;
+      await send(segment(0), { headers: { cookie: header(madeUp) } });
+      const answer = await send(segment(1), { headers: { cookie: `__Host-sid=${madeUp}` } });
+      expect(answer.status, `crafted header ${index}`).toBe(401);
+    }
+    // The real cookie alone still plays.
+    expect((await send(segment(0), { headers: { cookie: `__Host-sid=${value}` } })).status).toBe(
+      200,
+    );
+  });
+
   it('stops the next segment within the cache time after a signout', async () => {
     const cookie = await session();
     // The proxy asks the app here, and trusts its answer for CACHE_S from now.

@@ -24,7 +24,7 @@ export default defineConfig({
       // src/offline/register-worker.ts registers it after the video's first frame, not at once.
       injectRegister: false,
       // Not precached: no offline page shows them (an installed app has its own copy), and a
-      // first visit would pay about 45 KB for them.
+      // first visit would pay for their bytes (docs/benchmarks.md).
       includeManifestIcons: false,
       manifest: {
         lang: 'es',

@@ -5,7 +5,7 @@
 /**
  * One of OWASP's scrypt parameter sets (Password Storage Cheat Sheet): N=2^15, r=8, p=3.
  * 32 MiB per hash instead of the 128 MiB of N=2^17, so the few hashes that may run at once
- * stay small; about 150 ms on a 2-core box.
+ * stay small; its time is in docs/benchmarks.md.
  */
 export const SCRYPT_DEFAULTS = { N: 2 ** 15, r: 8, p: 3, keyLength: 32, saltLength: 16 } as const;
 

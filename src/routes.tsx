@@ -26,8 +26,8 @@ function RedirectWhenLoggedIn({ children }: { children: ReactNode }) {
 /**
  * Full paths rather than a router basename: with a basename, React Router renders nothing at
  * all outside it, and every path, inside the base or not, must end at the login. Declarative
- * routes: the data router (loaders, actions) would add about 16 KB gzip to the login page for
- * features this app does not use.
+ * routes: the data router (loaders, actions) would add to the login page's bytes
+ * (docs/benchmarks.md) for features this app does not use.
  */
 export function AppRoutes() {
   return (

@@ -2,7 +2,7 @@
  * Cuts an fMP4 piece (ffmpeg's: styp, one sidx per track, one moof and its mdat) into shorter
  * fragments, bytes copied, nothing encoded again. A Media Source shows nothing of a fragment
  * until it is whole, and ffmpeg's holds 2 s of video then 2 s of audio: cut in four, the first
- * frame waits for about 9 KB instead of 23 KB at 144p (docs/video-start.md). Fragments after
+ * frame waits for the first 0.5 s of bytes, not 2 s (docs/benchmarks.md). Fragments after
  * the first begin with a frame that is not a keyframe, which MSE and hls.js accept (a fragment
  * continues the one before).
  */

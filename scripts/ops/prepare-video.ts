@@ -57,7 +57,7 @@ interface RungSpec {
  * Sized for the links in the issue: 240p fits Slow 3G (400 kbit/s, 2 s RTT, 6 s segments carry
  * about 267 kbit/s), 480p fits Fast 3G; 144p is the near-audio-only rung for the worst links
  * (hls.js drops pure audio variants when video ones exist) and the start on slow ones: its init and
- * first 0.5 s (about 11 KB) are what a first frame on Slow 3G waits for.
+ * first 0.5 s are what a first frame on Slow 3G waits for.
  */
 const LADDER: RungSpec[] = [
   { short: 1080, videoKbps: 4000, audioKbps: 96, audioChannels: 2 },
@@ -500,7 +500,7 @@ async function publish(
   );
 
   // The poster is on screen only until the first frame, and on a slow link it shares the
-  // bandwidth with that frame: 480p at q 5 is a third of 720p at q 4 (27 KB vs 72 KB here).
+  // bandwidth with that frame: 480p at q 5 is far smaller than 720p at q 4 (docs/benchmarks.md).
   const posterRung = rungs.find((r) => Math.min(r.width, r.height) <= 480) ?? rungs.at(-1)!;
   await run(
     [

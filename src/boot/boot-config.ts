@@ -8,14 +8,14 @@ export interface BootConfig {
   adaptive: string[];
   /** The video screen's document title. */
   title: string;
-  /** How long the bundle waits, at most, for the video's metadata (or first frame, adaptive). */
+  /** How long the bundle waits, at most, for the video's start (boot.ts says for what). */
   appWaitMs: number;
 }
 
 /**
- * The video's first bytes come first: on Slow 3G its first two segments alone take until about
- * 7 s, and the bundle would share the link with them. The video's own controls work
- * meanwhile; after this long without the video the app starts anyway.
+ * The video's first bytes come first: on a slow link the bundle would share it with them, for
+ * seconds (docs/benchmarks.md). The video's own controls work meanwhile; after this long without
+ * the video the app starts anyway.
  */
 export const APP_WAIT_MS = 10_000;
 

@@ -1,9 +1,10 @@
 /**
  * The adaptive video: hls.js (the light build) on the player's <video>, in its own chunk so that
- * its ~100 KB are never part of the login's bytes. video-start.ts loads it and hands it the
- * requests it already made; this file tunes hls.js for slow links and cheap phones, applies the
- * levels asked for and reports what plays. It imports only the contract (video-contract.ts): the
- * boot script loads it before the app's bundle, which it must not pull in.
+ * its bytes (docs/benchmarks.md) are never part of the login's. video-start.ts loads it and
+ * hands it the requests it already made; this file tunes hls.js for slow links and cheap phones,
+ * applies the levels asked for and reports what plays. It imports only the contract
+ * (video-contract.ts): the boot script loads it before the app's bundle, which it must not pull
+ * in.
  */
 import Hls, {
   Events,

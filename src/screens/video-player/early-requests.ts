@@ -6,8 +6,9 @@ const EARLY_TIMEOUT_MS = 60_000;
 
 /**
  * The requests hls.js would make one after the other (master, playlist, init, first segments),
- * made together before its chunk arrives: on a 2 s round trip that is a first frame at 8 s
- * instead of 14 s. hls.js is handed the answers with their real timings (adaptive-player.ts).
+ * made together before its chunk arrives: one after the other, each would cost a round trip of
+ * its own on a slow link (docs/benchmarks.md). hls.js is handed the answers with their real
+ * timings (adaptive-player.ts).
  */
 export function requestEarly(urls: string[]): EarlyRequests {
   const ahead = window.startAhead;

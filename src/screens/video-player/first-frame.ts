@@ -1,8 +1,8 @@
 /**
  * The first frame before hls.js: the start rendition's init and first segment, appended to a
  * Media Source of our own as soon as they arrive, which hls.js adopts when its chunk comes
- * (`attachMedia` with a MediaSource, hls.js 1.6+). On a slow link hls.js's 100 KB chunk came
- * after the first segment, and the frame waited for it. Kept free of hls.js: the boot bundles it.
+ * (`attachMedia` with a MediaSource, hls.js 1.6+). On a slow link hls.js's chunk came after the
+ * first segment, and the frame waited for it. Kept free of hls.js: the boot bundles it.
  * The whole story: docs/video-start.md.
  */
 import { SEGMENT_S } from '../../../config/media-layout';
@@ -18,8 +18,9 @@ const ENGINE_MS = 2_000;
 
 /**
  * The segments `follow` appends after the first, at most (to 20 s), the third and fourth only
- * once less than AHEAD_S is buffered ahead. hls.js's chunk comes about 9 s after the first frame
- * on EDGE, beside the app's bundle; sooner, it chooses the rendition.
+ * once less than AHEAD_S is buffered ahead. On the slowest links hls.js's chunk comes seconds
+ * after the first frame, beside the app's bundle (docs/benchmarks.md); sooner, it chooses the
+ * rendition.
  */
 const [FOLLOW_MAX, AHEAD_S] = [3, 10];
 

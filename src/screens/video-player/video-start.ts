@@ -152,7 +152,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   });
   let player: AdaptivePlayer | null = null;
   try {
-    // hls.js's 100 KB (and, for a returning visitor, the app's bundle: boot.ts) once the first
+    // hls.js's chunk (and, for a returning visitor, the app's bundle: boot.ts) once the first
     // two segments are in: before, they would share the link with them and playback would wait.
     await secondIn;
     const { attachAdaptive } = await options.loadAdaptive();

@@ -210,3 +210,9 @@ export const MEDIA_INFO_ELEMENT = `<script type="application/json" id="${MEDIA_I
  * twice that, so a copy that old still names a publish kept for the whole session begun from it.
  */
 export const PAGE_COPY_HEADER = 'x-page-copy-s';
+
+/**
+ * On the page's root element, written by the server (OFFLINE_COPY_DAYS): how many days a
+ * download plays with no signal, from the download; 0, or absent, ends it with the session.
+ */
+export const COPY_DAYS_ATTRIBUTE = 'data-offline-copy-days';

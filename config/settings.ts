@@ -390,7 +390,7 @@ const SETTINGS = {
     "the video screen's chunk load timeout",
   ),
   OFFLINE_COPY_DAYS: setting(
-    'build',
+    'server',
     '7',
     wholeNumber(0, 365),
     'days a downloaded copy plays with no signal, from the download (`0`: it ends with the session)',
@@ -511,8 +511,6 @@ export interface ClientConfig {
   signinTimeoutMs: number;
   chunkTimeoutMs: number;
   webVitalsUrl: string;
-  /** A download's own period, from the download; 0: it ends with the session. */
-  offlineCopyDays: number;
 }
 
 export function clientConfig(env: Env): ClientConfig {
@@ -530,7 +528,6 @@ export function clientConfig(env: Env): ClientConfig {
     signinTimeoutMs: s.SIGNIN_TIMEOUT_MS,
     chunkTimeoutMs: s.CHUNK_TIMEOUT_MS,
     webVitalsUrl: s.WEB_VITALS_URL,
-    offlineCopyDays: s.OFFLINE_COPY_DAYS,
   };
 }
 

@@ -38,8 +38,21 @@ export default async function globalSetup() {
   const { dir } = await publishTestClip(24);
   const adaptive = await startServer({ ...env, MEDIA_DIR: dir });
   process.env.E2E_ADAPTIVE_ORIGIN = adaptive.origin;
+  // The same two sites where a download ends with the session (OFFLINE_COPY_DAYS=0), as before
+  // the copy had a period of its own (e2e/offline-session.spec.ts).
+  const [sessionCopy, adaptiveSessionCopy] = await Promise.all([
+    startServer({ ...env, OFFLINE_COPY_DAYS: '0' }),
+    startServer({ ...env, MEDIA_DIR: dir, OFFLINE_COPY_DAYS: '0' }),
+  ]);
+  process.env.E2E_SESSION_COPY_ORIGIN = sessionCopy.origin;
+  process.env.E2E_ADAPTIVE_SESSION_COPY_ORIGIN = adaptiveSessionCopy.origin;
   return async () => {
-    await Promise.all([server.stop(), adaptive.stop()]);
+    await Promise.all([
+      server.stop(),
+      adaptive.stop(),
+      sessionCopy.stop(),
+      adaptiveSessionCopy.stop(),
+    ]);
     rmSync(dirname(dir), { recursive: true, force: true });
   };
 }

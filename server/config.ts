@@ -56,6 +56,8 @@ export interface ServerConfig {
   sessionSecret: string;
   usingDevSecret: boolean;
   sessionTtlS: number;
+  /** A download's own period on the phone, from the download; 0: it ends with the session. */
+  offlineCopyDays: number;
   maxSessions: number;
   production: boolean;
   trustProxy: TrustProxy;
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     sessionSecret: usingDevSecret ? DEV_SESSION_SECRET : s.SESSION_SECRET,
     usingDevSecret,
     sessionTtlS: s.SESSION_TTL_S,
+    offlineCopyDays: s.OFFLINE_COPY_DAYS,
     maxSessions: s.SESSION_MAX_COUNT,
     production: s.NODE_ENV === 'production',
     trustProxy: s.TRUST_PROXY,

@@ -47,10 +47,11 @@ function cspDirectives(
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'", ...inline.scripts],
     styleSrc: ["'self'", ...inline.styles],
-    imgSrc: ["'self'", 'data:', ...img],
-    // blob: is the Media Source that hls.js feeds the <video> (adaptive video).
+    // blob: is the page's own: the Media Source that hls.js feeds the <video>, and the stored
+    // copy's files read from the phone's storage (src/offline/copy-source.ts).
+    imgSrc: ["'self'", 'data:', 'blob:', ...img],
     mediaSrc: ["'self'", 'blob:', ...media],
-    connectSrc: ["'self'", ...connect],
+    connectSrc: ["'self'", 'blob:', ...connect],
     fontSrc: ["'self'"],
     objectSrc: ["'none'"],
     baseUri: ["'none'"],

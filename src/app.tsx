@@ -4,18 +4,19 @@ import { BrowserRouter } from 'react-router';
 import type { ActorOptions } from 'xstate';
 import type { AuthMachine } from '../machines/auth-machine';
 import { createQueryClient } from './api/signin';
-import { AuthActor, useCrossTabSession } from './auth/auth-provider';
+import { AuthActor, useCrossTabSession, usePendingSignout } from './auth/auth-provider';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { config } from './config';
 import { ErrorBoundary } from './error-boundary';
-import { useDeleteDownloadWithSession } from './offline/use-delete-download-with-session';
+import { useCopyLifetime } from './offline/use-copy-lifetime';
 import { AppRoutes } from './routes';
 import { reportWebVitals } from './vitals';
 
 /** Page-wide effects; renders nothing, so it does not disturb the adopted markup. */
 function PageEffects() {
   useCrossTabSession();
-  useDeleteDownloadWithSession();
+  usePendingSignout();
+  useCopyLifetime();
   useEffect(() => {
     void reportWebVitals(config.webVitalsUrl);
   }, []);

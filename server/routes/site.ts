@@ -2,7 +2,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readFile, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { PUBLISHED, PAGE_COPY_HEADER } from '../../config/media-layout.js';
+import { COPY_DAYS_ATTRIBUTE, PUBLISHED, PAGE_COPY_HEADER } from '../../config/media-layout.js';
 import { SCREEN_PATHS } from '../../config/paths.js';
 import {
   compressedText,
@@ -114,7 +114,11 @@ export async function siteRoutes(app: FastifyInstance, { config }: { config: Ser
       readMediaInfo(),
       servedDir().then((dir) => emptyTracks(trackFiles(config, dir))),
     ]);
-    return withEmptyTracks(withMediaInfo(html, info), empty);
+    const page = withEmptyTracks(withMediaInfo(html, info), empty);
+    return page.replace(
+      /<html\b/,
+      (tag) => `${tag} ${COPY_DAYS_ATTRIBUTE}="${config.offlineCopyDays}"`,
+    );
   });
 
   // Made before the first visitor asks (brotli at its best costs ~15 ms on the real page), and a

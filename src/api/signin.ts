@@ -1,5 +1,7 @@
 import { QueryClient, useMutation } from '@tanstack/react-query';
 import { MAX_FIELD_LENGTH } from '../../machines/session';
+import { markServerSession, signoutSettled } from '../auth/server-session';
+import { resilientStorage } from '../auth/storage';
 import { config } from '../config';
 import { timeoutSignal } from './timeout-signal';
 
@@ -60,6 +62,7 @@ export async function signin(
 ): Promise<SigninResult> {
   let response: Response;
   let text: string;
+  await signoutSettled();
   try {
     response = await fetch(`${config.apiUrl}${SIGNIN_PATH}`, {
       method: 'POST',
@@ -73,7 +76,11 @@ export async function signin(
   } catch (error) {
     return failed('no answer (offline, network error or timeout)', error);
   }
-  if (response.ok) return fromBody(text);
+  if (response.ok) {
+    const result = fromBody(text);
+    if (result.kind === 'ok') markServerSession(resilientStorage());
+    return result;
+  }
   if (response.status === 401) return { kind: 'wrong' };
   if (response.status === 429) {
     return {

@@ -3,21 +3,16 @@ import { useEffect } from 'react';
 import { createAuthMachine, type AuthMachine } from '../../machines/auth-machine';
 import { SESSION_KEY, memoryStorage, type SessionStorage } from '../../machines/session';
 import { config } from '../config';
+import { endPendingSignout, endServerSession } from './server-session';
+import { resilientStorage } from './storage';
 
-/** Ends the server-side session too; the answer does not matter, so errors are ignored. */
-function endServerSession() {
-  // keepalive: the request must survive a logout that is followed at once by a tab close.
-  fetch(`${config.apiUrl}/api/users/signout`, {
-    method: 'POST',
-    credentials: 'include',
-    keepalive: true,
-  }).catch(() => {});
-}
-
-/** The auth machine as the app runs it: real storage, real clock, signout on the server. */
+/**
+ * The auth machine as the app runs it: real storage, real clock, signout on the server (sent
+ * again when the link returns if it could not leave: server-session.ts).
+ */
 export function createAppAuthMachine(storage: SessionStorage, now: () => number = Date.now) {
   return createAuthMachine({ storage, now, sessionTimeoutMs: config.sessionTimeoutMs }).provide({
-    actions: { endServerSession },
+    actions: { endServerSession: () => void endServerSession(storage) },
   });
 }
 
@@ -46,5 +41,22 @@ export function useCrossTabSession() {
     };
     window.addEventListener('storage', onStorage);
     return () => window.removeEventListener('storage', onStorage);
+  }, [actorRef]);
+}
+
+/**
+ * A signout still owed to the server (made with no signal, or a session this page does not
+ * have): sent when the page starts and whenever the link comes back.
+ */
+export function usePendingSignout() {
+  const actorRef = AuthActor.useActorRef();
+  useEffect(() => {
+    const storage = resilientStorage();
+    // After the login adopted a signin the boot script started: that one is not to be ended.
+    const state = actorRef.getSnapshot();
+    void endPendingSignout(storage, state.matches('loggedIn') || state.matches('submitting'));
+    const onOnline = () => void endPendingSignout(storage, true);
+    window.addEventListener('online', onOnline);
+    return () => window.removeEventListener('online', onOnline);
   }, [actorRef]);
 }

@@ -8,6 +8,7 @@ import { config } from '../config';
 import { mediaUrls } from '../screens/video-player/media-support';
 import type { DownloadRecord } from './download-store';
 import { mp4Pieces, oneRenditionMaster, parseMaster, playlistFiles } from './download-plan';
+import { copyDays, isCopyOf, publishOf } from './offline-copy';
 
 export interface Choice {
   /** The rendition's height and folder; null for the MP4. */
@@ -47,7 +48,6 @@ const extras = (): DownloadRecord['files'] =>
  */
 function adaptiveOffer(info: MediaInfo, durationS: number): Offer {
   const { master } = mediaUrls(info);
-  const publish = (dir: string) => `${info.version ?? ''}/${dir}`;
   return {
     kind: 'hls',
     choices: info.rungs.map((rung) => ({
@@ -63,7 +63,7 @@ function adaptiveOffer(info: MediaInfo, durationS: number): Offer {
       const media = playlistFiles(playlist, rendition.playlist);
       return {
         kind: 'hls',
-        publish: publish(dir ?? ''),
+        publish: publishOf(info, dir ?? ''),
         height: rendition.height,
         totalBytes: bytes,
         storedBytes: 0,
@@ -74,9 +74,10 @@ function adaptiveOffer(info: MediaInfo, durationS: number): Offer {
           contentType: PLAYLIST_TYPE,
         },
         done: false,
+        days: copyDays(),
       };
     },
-    current: (record) => info.rungs.some((rung) => publish(rung.dir) === record.publish),
+    current: (record) => isCopyOf(info, record),
   };
 }
 
@@ -106,6 +107,7 @@ async function mp4Offer(info: MediaInfo | null): Promise<Offer> {
         .concat(extras()),
       finish: { url, contentType: 'video/mp4' },
       done: false,
+      days: copyDays(),
     }),
     current: (record) => record.publish === publish,
   };

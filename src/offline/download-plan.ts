@@ -44,12 +44,16 @@ export function parseMaster(text: string, masterUrl: string): Rendition[] {
   return found.sort((a, b) => a.bitrate - b.bitrate);
 }
 
-/** The master the stored copy plays from: the original's header and one rendition. */
+/**
+ * The master the stored copy plays from: the original's header and one rendition, named by its
+ * absolute URL, so that it still leads to the stored files when the worker answers it for a newer
+ * publish's master (sw.ts).
+ */
 export function oneRenditionMaster(text: string, rendition: Rendition): string {
   const header = text
     .split(/\r?\n/)
     .filter((line) => /^#EXT(M3U|-X-VERSION|-X-INDEPENDENT-SEGMENTS)\b/.test(line.trim()));
-  return [...header, rendition.streamInf, rendition.uri, ''].join('\n');
+  return [...header, rendition.streamInf, rendition.playlist, ''].join('\n');
 }
 
 /** The files a rendition's playlist names, absolute: its init segment, then every segment. */

@@ -21,6 +21,10 @@ export interface DownloadRecord {
   /** Written last: the one-rendition master (hls) or the whole MP4 (mp4), at the player's URL. */
   finish: { url: string; master?: string; contentType: string };
   done: boolean;
+  /** OFFLINE_COPY_DAYS when it was planned: the copy's period counts from its end. */
+  days?: number;
+  /** Set when done: until when it plays with no signal (ms since the epoch); null: with the session. */
+  until?: number | null;
 }
 
 const cacheName = downloadCache(config.basePath);

@@ -5,6 +5,7 @@
  * the visitor cancels. A full storage stops the run and keeps what is stored.
  */
 import { openDownload, writeRecord, type DownloadRecord } from './download-store';
+import { copyUntil } from './offline-copy';
 
 export type RunEnd = 'done' | 'refused' | 'noRoom' | 'cancelled';
 
@@ -128,7 +129,12 @@ export async function runDownload(
           headers: { 'content-type': record.finish.contentType },
         }),
       );
-    record = { ...record, done: true, totalBytes: Math.max(record.storedBytes, 1) };
+    record = {
+      ...record,
+      done: true,
+      totalBytes: Math.max(record.storedBytes, 1),
+      until: copyUntil(Date.now(), record.days ?? 0),
+    };
     await writeRecord(cache, record);
     events.progress(record);
     return 'done';

@@ -2,6 +2,7 @@ import { useId } from 'react';
 import { useHydrated } from '../screens/use-hydrated';
 import type { VideoRef } from '../screens/video-player/use-player-video';
 import { megabytes } from './download-plan';
+import { untilText } from './offline-copy';
 import { useOfflineDownload } from './use-offline-download';
 import { useNetworkWait } from './use-network-wait';
 import { useOnline } from './use-online';
@@ -18,7 +19,7 @@ export function OfflineDownload({ wanted, videoRef }: { wanted: boolean; videoRe
   const hydrated = useHydrated();
   const online = useOnline();
   const networkWait = useNetworkWait(videoRef);
-  const { state, choose, download, resume, remove } = useOfflineDownload(
+  const { state, ended, choose, download, resume, remove } = useOfflineDownload(
     wanted && hydrated,
     videoRef,
   );
@@ -72,13 +73,20 @@ export function OfflineDownload({ wanted, videoRef }: { wanted: boolean; videoRe
       </>
     );
   } else if (state.status === 'done') {
+    const { record, outdated } = state;
     content = (
       <>
         <strong role="status">Lista para ver sin conexión</strong>
-        {` (${megabytes(state.record.storedBytes)}). `}
+        {` (${megabytes(record.storedBytes)}). `}
+        {typeof record.until === 'number' && (
+          <span>Disponible sin conexión hasta el {untilText(record.until)}. </span>
+        )}
         {!online && <span>Sin conexión: se reproduce la copia guardada en este teléfono. </span>}
+        {outdated && (
+          <span>Hay una versión más nueva del video; la copia guardada es de la anterior. </span>
+        )}
         <button className="button" type="button" onClick={() => void remove()}>
-          Borrar descarga
+          {outdated ? 'Borrar la copia anterior' : 'Borrar descarga'}
         </button>
       </>
     );
@@ -112,6 +120,11 @@ export function OfflineDownload({ wanted, videoRef }: { wanted: boolean; videoRe
       {networkWait && (
         <p className="offline__wait" role="status">
           Sin conexión: el video sigue cuando vuelva la señal
+        </p>
+      )}
+      {ended && (
+        <p className="offline__wait" role="status">
+          {ended}
         </p>
       )}
       {content}

@@ -16,7 +16,14 @@ import { createPartialResponse } from 'workbox-range-requests';
 import { PAGE_COPY_HEADER } from '../../config/media-layout';
 import { SCREEN_PATHS } from '../../config/paths';
 import { bootConfigIn } from '../boot/boot-config';
-import { PLAYER_PARAM, REFRESH_PAGE, downloadCache, pagesCache } from './offline-names';
+import type { DownloadRecord } from './download-store';
+import {
+  DOWNLOAD_RECORD,
+  PLAYER_PARAM,
+  REFRESH_PAGE,
+  downloadCache,
+  pagesCache,
+} from './offline-names';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -118,32 +125,56 @@ async function refreshPage() {
 
 /** The video, its playlists, segments, captions, chapters and poster (server/routes/media.ts). */
 const MEDIA_PATH = /\/api\/video(\/|$)/;
+/** A publish's master playlist: a stored copy answers it for whichever publish the page names. */
+const MASTER_PATH = /\/master\.m3u8$/;
+const recordUrl = new URL(`${base}/${DOWNLOAD_RECORD}`, scope).href;
 /**
  * Whether a download is stored (null until Cache Storage has said). Without one, media requests
  * do not even pass through this worker: they go to the network exactly as without it. Looked at
  * again after each media request, so a download made or deleted by the page counts from the next.
  */
 let downloaded: boolean | null = null;
-const lookForDownload = () =>
-  caches.has(downloadCache(base)).then((has) => {
-    downloaded = has;
-  });
+
+/**
+ * The stored download's record, or null; a copy past its own period (offline-copy.ts) is deleted
+ * here too, so that no page has to be open for it to stop playing.
+ */
+async function storedRecord(): Promise<Pick<
+  DownloadRecord,
+  'kind' | 'done' | 'until' | 'finish'
+> | null> {
+  const answer = await caches.match(recordUrl, { cacheName: downloadCache(base) });
+  const record = answer ? ((await answer.json()) as DownloadRecord) : null;
+  if (record && typeof record.until === 'number' && Date.now() >= record.until) {
+    await caches.delete(downloadCache(base));
+    return null;
+  }
+  return record;
+}
+
+const lookForDownload = async () => {
+  downloaded =
+    (await caches.has(downloadCache(base))) && (await storedRecord().catch(() => true)) !== null;
+};
 void lookForDownload();
 
 /**
  * A media request: the network's answer, as without a worker (a 401 included: the app ends the
- * session, which deletes the download). With no network, the download's copy at that URL: the
- * master that names only the stored rendition, its files, or the MP4, cut to the Range the
- * video element asks for (a Cache Storage entry is always whole).
+ * session, and with it a download that has no period of its own). With no network, the
+ * download's copy at that URL: the master that names only the stored rendition (also for a
+ * newer publish's master, which the page may name once it has seen one), its files, or the MP4,
+ * cut to the Range the video element asks for (a Cache Storage entry is always whole).
  */
 async function media(request: Request): Promise<Response> {
   try {
     return await fetch(request);
   } catch (error) {
-    const stored = await caches.match(request.url, {
-      cacheName: downloadCache(base),
-      ignoreVary: true,
-    });
+    const record = await storedRecord().catch(() => null);
+    if (!record) throw error;
+    const options = { cacheName: downloadCache(base), ignoreVary: true };
+    let stored = await caches.match(request.url, options);
+    if (!stored && record.done && record.kind === 'hls' && MASTER_PATH.test(request.url))
+      stored = await caches.match(record.finish.url, options);
     if (!stored) throw error;
     return request.headers.has('range') ? createPartialResponse(request, stored) : stored;
   }

@@ -10,8 +10,9 @@ import { readMediaInfo } from '../screens/video-player/media-support';
 import { readChoice } from '../screens/video-player/quality';
 import { defaultRendition } from './download-plan';
 import { askOffer, type Choice, type Offer } from './download-offer';
-import { deleteDownload, readRecord, type DownloadRecord } from './download-store';
+import { readRecord, type DownloadRecord } from './download-store';
 import { runDownload } from './downloader';
+import { copyStatus, forgetCopy, takeEndedMessage, writeNote } from './offline-copy';
 import type { VideoRef } from '../screens/video-player/use-player-video';
 
 export type DownloadState =
@@ -22,7 +23,8 @@ export type DownloadState =
   | { status: 'running'; record: DownloadRecord; waiting: boolean }
   | { status: 'noRoom'; needBytes: number; record: DownloadRecord | null }
   | { status: 'failed'; record: DownloadRecord | null }
-  | { status: 'done'; record: DownloadRecord };
+  /** `outdated`: the company published a newer video; the copy plays until its period ends. */
+  | { status: 'done'; record: DownloadRecord; outdated: boolean };
 
 /** Room to spare beyond the download: the estimate is not the disk's free space. */
 const ROOM_MARGIN = 1.1;
@@ -38,6 +40,8 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
   const actorRef = AuthActor.useActorRef();
   const [state, setState] = useState<DownloadState>({ status: 'unknown' });
   const [offer, setOffer] = useState<Offer | null>(null);
+  /** A copy that went since the last visit (its period ended, or the browser evicted it). */
+  const [ended, setEnded] = useState<string | null>(null);
   const run = useRef<AbortController | null>(null);
 
   const start = useCallback(
@@ -66,8 +70,11 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
       }).catch(() => 'failed' as const);
       if (controller.signal.aborted) return;
       if (end === 'refused') actorRef.send({ type: 'session.refused' });
-      else if (end === 'done') setState({ status: 'done', record: latest });
-      else if (end === 'noRoom')
+      else if (end === 'done') {
+        if (typeof latest.until === 'number')
+          writeNote(resilientStorage(), { until: latest.until });
+        setState({ status: 'done', record: latest, outdated: false });
+      } else if (end === 'noRoom')
         setState({ status: 'noRoom', needBytes: record.totalBytes, record: latest });
       else setState({ status: 'failed', record: latest });
     },
@@ -82,14 +89,21 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
       const record = await readRecord();
       // The sizes come from the video's length: nothing is asked for them on an adaptive site.
       const durationS = videoRef.current?.duration ?? NaN;
+      // No Cache Storage (plain HTTP on a LAN is no secure context; some private windows):
+      // nothing can be stored, so nothing is offered.
       const fresh =
-        navigator.onLine && Number.isFinite(durationS)
+        navigator.onLine && Number.isFinite(durationS) && typeof caches !== 'undefined'
           ? await askOffer(readMediaInfo(), durationS).catch(() => null)
           : null;
       if (!live) return;
+      setEnded((shown) => shown ?? takeEndedMessage(resilientStorage()));
       setOffer(fresh);
-      if (record && fresh && !fresh.current(record)) await deleteDownload();
-      else if (record?.done) return setState({ status: 'done', record });
+      const outdated = !!record && !!fresh && !fresh.current(record);
+      // A finished copy of an older publish plays on until its period ends; anything else of
+      // it goes, and the new publish is offered.
+      if (outdated && copyStatus(record, Date.now()) !== 'live')
+        await forgetCopy(resilientStorage());
+      else if (record?.done) return setState({ status: 'done', record, outdated });
       else if (record) return void start(record);
       const choice = fresh && offered(fresh);
       setState(fresh && choice ? { status: 'offer', offer: fresh, choice } : { status: 'none' });
@@ -109,6 +123,7 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
 
   return {
     state,
+    ended,
     choose: (choice: Choice) => offer && setState({ status: 'offer', offer, choice }),
     download: async (choice: Choice) => {
       if (!offer) return;
@@ -120,7 +135,7 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
     /** Cancel and "Borrar descarga" alike: nothing of it stays on the device. */
     remove: async () => {
       run.current?.abort();
-      await deleteDownload();
+      await forgetCopy(resilientStorage());
       toOffer();
     },
   };

@@ -43,7 +43,7 @@ describe('the download plan', () => {
       '#EXT-X-VERSION:7',
       '#EXT-X-INDEPENDENT-SEGMENTS',
       r240.streamInf,
-      'k3f9a1c2-240p/index.m3u8',
+      'https://site.test/api/video/hls/v20261125000000-abcd1234/k3f9a1c2-240p/index.m3u8',
       '',
     ]);
   });

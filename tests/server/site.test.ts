@@ -9,8 +9,8 @@ import { withMediaInfo } from '../../server/media-info.js';
 import { expectNoLeak, fakeDist, listen, logCapture, rawRequest, testServer } from './helpers.js';
 
 const CSP =
-  "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data:;media-src 'self' blob:;" +
-  "connect-src 'self';font-src 'self';object-src 'none';base-uri 'none';frame-ancestors 'none';" +
+  "default-src 'self';script-src 'self';style-src 'self';img-src 'self' data: blob:;media-src 'self' blob:;" +
+  "connect-src 'self' blob:;font-src 'self';object-src 'none';base-uri 'none';frame-ancestors 'none';" +
   "form-action 'self'";
 
 const LOGIN = '/capacitacion/login';
@@ -278,11 +278,11 @@ describe('security headers by configuration', () => {
       VIDEO_URL: 'https://cdn.example.net/training.mp4',
     });
     const csp = (await app.inject({ url: LOGIN })).headers['content-security-policy'] as string;
-    expect(csp).toContain("img-src 'self' data: https://api.example.com;");
+    expect(csp).toContain("img-src 'self' data: blob: https://api.example.com;");
     expect(csp).toContain(
       "media-src 'self' blob: https://api.example.com https://cdn.example.net;",
     );
-    expect(csp).toContain("connect-src 'self' https://api.example.com;");
+    expect(csp).toContain("connect-src 'self' blob: https://api.example.com;");
     expect(csp).toContain("script-src 'self';");
     await app.close();
   });
@@ -305,6 +305,10 @@ describe('without a build', () => {
     await app.close();
   });
 });
+
+/** The page as the server sends it: with the copy's period on its root (7 days by default). */
+const withCopyDays = (html: string, days = 7) =>
+  html.replace('<html', `<html data-offline-copy-days="${days}"`);
 
 describe('the page tells the player what MEDIA_DIR has published', () => {
   const PLACEHOLDER = '<script type="application/json" id="media-info">null</script>';
@@ -388,7 +392,9 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
       expect(res.headers['cache-control']).toBe('no-cache');
       expect(mediaInfoOf(res.body)).toEqual(EXPECTED);
       expect(res.body).toBe(
-        INDEX.replace(PLACEHOLDER, () => PLACEHOLDER.replace('null', JSON.stringify(EXPECTED))),
+        withCopyDays(
+          INDEX.replace(PLACEHOLDER, () => PLACEHOLDER.replace('null', JSON.stringify(EXPECTED))),
+        ),
       );
       await app.close();
     },
@@ -416,12 +422,18 @@ describe('the page tells the player what MEDIA_DIR has published', () => {
     await app.close();
   });
 
-  it('leaves the page as built without MEDIA_DIR', async () => {
+  it("leaves the page as built without MEDIA_DIR, but for the copy's period", async () => {
     const app = await testServer({ DIST_DIR: dist });
     const res = await app.inject({ url: LOGIN });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toBe(INDEX);
+    expect(res.body).toBe(withCopyDays(INDEX));
     expect(mediaInfoOf(res.body)).toBeNull();
+    await app.close();
+  });
+
+  it('tells the page how many days a download plays with no signal (OFFLINE_COPY_DAYS)', async () => {
+    const app = await testServer({ DIST_DIR: dist, OFFLINE_COPY_DAYS: '0' });
+    expect((await app.inject({ url: LOGIN })).body).toBe(withCopyDays(INDEX, 0));
     await app.close();
   });
 

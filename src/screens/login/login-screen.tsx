@@ -1,10 +1,23 @@
-import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, type FormEvent } from 'react';
+import {
+  Suspense,
+  lazy,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useReducer,
+  useRef,
+  useState,
+  type FormEvent,
+} from 'react';
 import type { AuthEvent } from '../../../machines/auth-machine';
 import { useSigninMutation, type SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { preload, useChunks } from '../../chunks';
 import { config } from '../../config';
+import { resilientStorage } from '../../auth/storage';
+import { CopyWayIn, type OpenCopy } from '../../offline/copy-way-in';
+import { forgetCopy } from '../../offline/offline-copy';
 import { useDocumentTitle } from '../use-document-title';
 import { useHydrated } from '../use-hydrated';
 import { takeEarlySignin, LOGIN_FORM_CLASS } from './first-press';
@@ -13,6 +26,9 @@ import { sameLoginView, selectLoginView } from './login-view';
 import './login.css';
 
 const LOGIN_TITLE = 'Ingresar';
+
+/** The downloaded copy's screen: a chunk of its own, which the service worker keeps. */
+const CopyScreen = lazy(() => import('../../offline/copy-screen'));
 
 function eventFor(result: SigninResult): AuthEvent {
   switch (result.kind) {
@@ -49,6 +65,9 @@ export function LoginScreen() {
   );
   const signin = useSigninMutation(toMachine);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const [copy, setCopy] = useState<OpenCopy | null>(null);
+  const closeCopy = useCallback(() => setCopy(null), []);
+  const copyGone = useCallback(() => void forgetCopy(resilientStorage()), []);
 
   // A press the boot script answered before React came: its signin goes to the machine now.
   useLayoutEffect(() => {
@@ -90,6 +109,19 @@ export function LoginScreen() {
     preload(chunks.videoPlayer);
   };
 
+  if (copy)
+    return (
+      <Suspense
+        fallback={
+          <p className="screen-message" role="status">
+            Cargando la copia guardada...
+          </p>
+        }
+      >
+        <CopyScreen {...copy} onBack={closeCopy} onGone={copyGone} />
+      </Suspense>
+    );
+
   return (
     <main className="login">
       <h1 className="visually-hidden">Capacitación: manejo de silo bolsa</h1>
@@ -129,6 +161,7 @@ export function LoginScreen() {
         </button>
         <LoginMessages view={view} />
       </form>
+      <CopyWayIn networkFailed={view.kind === 'network'} onOpen={setCopy} />
     </main>
   );
 }

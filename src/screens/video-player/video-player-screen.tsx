@@ -1,9 +1,13 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import bannerUrl from '../../assets/banner.svg';
 import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
+import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
+import { readRecord, type DownloadRecord } from '../../offline/download-store';
+import { copyStatus, forgetCopy } from '../../offline/offline-copy';
 import { OfflineDownload } from '../../offline/offline-download';
+import { SignoutChoice } from '../../offline/signout-choice';
 import { registerWorkerWhenIdle } from '../../offline/register-worker';
 import { VIDEO_TITLE, useDocumentTitle } from '../use-document-title';
 import { Background } from './background';
@@ -34,6 +38,14 @@ export default function VideoPlayerScreen() {
   const nombres = AuthActor.useSelector((state) => state.context.session?.nombres ?? '');
   const empresa = AuthActor.useSelector((state) => state.context.session?.empresa ?? '');
   const label = `Hola ${nombres} / ${empresa}`;
+  // A finished copy that outlives the session: the visitor says whether to keep it.
+  const [asking, setAsking] = useState<DownloadRecord | null>(null);
+  const logout = () => actorRef.send({ type: 'logout' });
+  const askOrLogout = async () => {
+    const record = await readRecord();
+    if (copyStatus(record, Date.now()) === 'live') setAsking(record);
+    else logout();
+  };
 
   return (
     <div className="video-screen">
@@ -47,12 +59,16 @@ export default function VideoPlayerScreen() {
           height={64}
         />
         {/* A new label (another tab logged in) is a new button, measured afresh. */}
-        <SessionButton
-          key={label}
-          label={label}
-          onLogout={() => actorRef.send({ type: 'logout' })}
-        />
+        <SessionButton key={label} label={label} onLogout={() => void askOrLogout()} />
       </header>
+      {asking && (
+        <SignoutChoice
+          record={asking}
+          onKeep={logout}
+          onDelete={() => void forgetCopy(resilientStorage()).then(logout)}
+          onCancel={() => setAsking(null)}
+        />
+      )}
       <main className="video-main">
         <h1 className="visually-hidden">Capacitación: manejo de silo bolsa, edición 2023</h1>
         <img

@@ -1,0 +1,245 @@
+/**
+ * The download lasts into the field (OFFLINE_COPY_DAYS, 7 on these sites): the copy outlives the
+ * session, plays with no signal from the login in one tap, says until when, goes at the end of
+ * its period, and is the visitor's to keep or delete at the signout. A signout made with no
+ * signal reaches the server when the link returns. Chromium against the real built servers, on
+ * the single-MP4 site and a MEDIA_DIR site.
+ */
+import type { BrowserContext, Page } from '@playwright/test';
+import { expect, test } from './fixtures';
+import { cachedUrls, logout, playTo, reloadFromDevice, workerInControl } from './offline';
+import { BASE, E2E_PASSWORD, url } from './site';
+
+const SITES = [
+  { name: 'the single-MP4 site', origin: () => url(''), adaptive: false },
+  { name: 'a MEDIA_DIR site', origin: () => process.env.E2E_ADAPTIVE_ORIGIN!, adaptive: true },
+];
+
+const DAY_MS = 86_400_000;
+const OFFLINE_ERRORS = /ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/;
+
+const storedDownload = async (page: Page) =>
+  Object.entries(await cachedUrls(page))
+    .filter(([name]) => name.startsWith('offline-video:'))
+    .flatMap(([, urls]) => urls);
+
+/** "3 de diciembre": the date the page shows, `days` from now, as the browser writes it. */
+const dateIn = (page: Page, days: number) =>
+  page.evaluate(
+    (ms) =>
+      new Date(Date.now() + ms).toLocaleDateString('es-AR', { day: 'numeric', month: 'long' }),
+    days * DAY_MS,
+  );
+
+/** Logs in, downloads the default choice and waits until it is ready. */
+async function downloaded(page: Page, origin: string) {
+  await page.goto(`${origin}${BASE}/login`);
+  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await workerInControl(page);
+  await page.getByRole('button', { name: /^Descargar para ver sin conexión/ }).click();
+  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+  await expect(
+    page.getByText(`Disponible sin conexión hasta el ${await dateIn(page, 7)}.`),
+  ).toBeVisible();
+}
+
+/**
+ * The session over on both sides, as two hours later: the server's ended, and the stored one
+ * 7,200 s old.
+ */
+async function sessionOver(page: Page, origin: string) {
+  expect((await page.request.post(`${origin}/api/users/signout`)).status()).toBe(204);
+  await page.evaluate(() => {
+    const session = JSON.parse(localStorage.getItem('session')!) as { timestamp: number };
+    session.timestamp -= 7200;
+    localStorage.setItem('session', JSON.stringify(session));
+  });
+}
+
+/** Opens the copy from the login, plays it, seeks near its end and sees it end. */
+async function watchCopy(page: Page) {
+  await expect(page.getByLabel('Contraseña')).toBeVisible();
+  await page.getByRole('button', { name: 'Ver la copia guardada' }).click();
+  await expect(
+    page.getByText(/Copia guardada en este teléfono: se ve sin conexión hasta el/),
+  ).toBeVisible();
+  // Its source comes from the phone's storage once the screen is up.
+  await expect
+    .poll(() => page.locator('video.player__video').evaluate((v: HTMLVideoElement) => v.readyState))
+    .toBeGreaterThanOrEqual(1);
+  await playTo(page, 1);
+  await page.locator('video.player__video').evaluate((element: HTMLVideoElement) => {
+    element.currentTime = element.duration - 1.5;
+  });
+  await expect
+    .poll(() => page.locator('video.player__video').evaluate((v: HTMLVideoElement) => v.ended), {
+      timeout: 20_000,
+    })
+    .toBe(true);
+}
+
+async function offlineReload(page: Page, context: BrowserContext) {
+  await reloadFromDevice(page, context);
+}
+
+for (const site of SITES)
+  test.describe(site.name, () => {
+    test('the session over and no signal: the copy plays from the login in one tap, seeks, and says until when', async ({
+      page,
+      context,
+      consoleWatch,
+    }) => {
+      consoleWatch.allow(OFFLINE_ERRORS);
+      await downloaded(page, site.origin());
+      await sessionOver(page, site.origin());
+      await offlineReload(page, context);
+      await expect(page.getByText(`hasta el ${await dateIn(page, 7)}.`)).toBeVisible();
+      await watchCopy(page);
+      // Back at the login, the password is still the way in.
+      await page.getByRole('button', { name: 'Volver al ingreso' }).click();
+      await expect(page.getByLabel('Contraseña')).toBeVisible();
+    });
+
+    test('online, an ended session offers no copy: the password is the way in', async ({
+      page,
+    }) => {
+      await downloaded(page, site.origin());
+      await sessionOver(page, site.origin());
+      await page.reload();
+      await expect(page.getByLabel('Contraseña')).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Ver la copia guardada' })).toHaveCount(0);
+      // Kept all the same, for the field.
+      expect((await storedDownload(page)).length).toBeGreaterThan(0);
+    });
+
+    test('past its period the copy is deleted, and the next visit says so', async ({
+      page,
+      context,
+      consoleWatch,
+    }) => {
+      consoleWatch.allow(OFFLINE_ERRORS);
+      await downloaded(page, site.origin());
+      const until = await dateIn(page, 7);
+      await sessionOver(page, site.origin());
+      // The phone's clock, eight days on.
+      await page.clock.install({ time: Date.now() + 8 * DAY_MS });
+      await offlineReload(page, context);
+      await expect(page.getByLabel('Contraseña')).toBeVisible();
+      await expect(
+        page.getByText(
+          `La copia del video guardada en este teléfono venció el ${until} y se borró.`,
+        ),
+      ).toBeVisible();
+      await expect(page.getByRole('button', { name: 'Ver la copia guardada' })).toHaveCount(0);
+      await expect.poll(() => storedDownload(page)).toEqual([]);
+    });
+
+    test('the signout asks about the copy: kept, it plays offline after; deleted, it is gone', async ({
+      page,
+      context,
+      consoleWatch,
+    }) => {
+      consoleWatch.allow(OFFLINE_ERRORS);
+      await downloaded(page, site.origin());
+      await logout(page);
+      const choice = page.getByRole('alertdialog', {
+        name: '¿Qué hacemos con la copia descargada?',
+      });
+      await expect(choice).toBeVisible();
+      await expect(
+        choice.getByRole('button', { name: 'Conservar la copia y cerrar sesión' }),
+      ).toBeFocused();
+      await choice.getByRole('button', { name: 'Cancelar' }).click();
+      await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+
+      await logout(page);
+      await page.getByRole('button', { name: 'Conservar la copia y cerrar sesión' }).click();
+      await expect(page.getByLabel('Contraseña')).toBeVisible();
+      expect((await storedDownload(page)).length).toBeGreaterThan(0);
+      await offlineReload(page, context);
+      await watchCopy(page);
+
+      await context.setOffline(false);
+      await page.goto(`${site.origin()}${BASE}/login`);
+      await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+      await page.getByRole('button', { name: 'Ingresar' }).click();
+      await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+      await logout(page);
+      await page.getByRole('button', { name: 'Borrar la copia y cerrar sesión' }).click();
+      await expect(page.getByLabel('Contraseña')).toBeVisible();
+      await expect.poll(() => storedDownload(page)).toEqual([]);
+    });
+  });
+
+test('a signout with no signal reaches the server when the link returns: the old cookie opens nothing', async ({
+  page,
+  context,
+  consoleWatch,
+}) => {
+  consoleWatch.allow(OFFLINE_ERRORS);
+  await page.goto(url(`${BASE}/login`));
+  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const video = () =>
+    page.request.get(url('/api/video'), { headers: { cookie, range: 'bytes=0-1' } });
+  expect((await video()).status()).toBe(206);
+
+  await context.setOffline(true);
+  await logout(page);
+  await expect(page.getByLabel('Contraseña')).toBeVisible();
+  // Nothing reached the server: the cookie still opens the video.
+  expect((await video()).status()).toBe(206);
+  await context.setOffline(false);
+  await expect.poll(async () => (await video()).status(), { timeout: 10_000 }).toBe(401);
+});
+
+test('a page that starts with no session of its own ends the one the server still holds', async ({
+  page,
+  context,
+}) => {
+  await page.goto(url(`${BASE}/login`));
+  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const video = () =>
+    page.request.get(url('/api/video'), { headers: { cookie, range: 'bytes=0-1' } });
+  // The stored session gone some other way (an old one dropped at start, a cleared key).
+  await page.evaluate(() => localStorage.removeItem('session'));
+  await page.reload();
+  await expect(page.getByLabel('Contraseña')).toBeVisible();
+  await expect.poll(async () => (await video()).status(), { timeout: 10_000 }).toBe(401);
+});
+
+test('a copy of an older publish plays on and the screen says a newer one exists', async ({
+  page,
+}) => {
+  const origin = process.env.E2E_ADAPTIVE_ORIGIN!;
+  await downloaded(page, origin);
+  // The record says another publish's rendition folder, as after a new prepare-video.
+  await page.evaluate(async () => {
+    for (const name of await caches.keys()) {
+      if (!name.startsWith('offline-video:')) continue;
+      const cache = await caches.open(name);
+      for (const request of await cache.keys()) {
+        if (!request.url.endsWith('/offline-download.json')) continue;
+        const record = (await (await cache.match(request))!.json()) as { publish: string };
+        record.publish = '/zzzzzzzz-360p';
+        await cache.put(request, new Response(JSON.stringify(record)));
+      }
+    }
+  });
+  await page.reload();
+  await expect(
+    page.getByText('Hay una versión más nueva del video; la copia guardada es de la anterior.'),
+  ).toBeVisible({ timeout: 20_000 });
+  expect((await storedDownload(page)).length).toBeGreaterThan(0);
+  await page.getByRole('button', { name: 'Borrar la copia anterior' }).click();
+  await expect(
+    page.getByRole('button', { name: /^Descargar para ver sin conexión \(≈ \d+ MB\)$/ }),
+  ).toBeVisible();
+  await expect.poll(() => storedDownload(page)).toEqual([]);
+});

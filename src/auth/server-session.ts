@@ -1,0 +1,66 @@
+/**
+ * The server's side of the session, as far as this phone knows it: whether its cookie may still
+ * open the video. A signout made with no signal never reaches the server, so it is remembered
+ * (SERVER_SESSION_KEY = 'ending') and sent again when the link returns or the next page starts;
+ * meanwhile the page already acts signed out (the machine removed the stored session). A page
+ * that starts with no session of its own while the phone last had a live one on the server
+ * ('live') ends that one too.
+ */
+import type { SessionStorage } from '../../machines/session';
+import { config } from '../config';
+
+export const SERVER_SESSION_KEY = 'server-session';
+
+type Mark = 'live' | 'ending';
+
+let sending: Promise<void> | null = null;
+
+/** A signin succeeded: the server holds a session for this phone's cookie. */
+export const markServerSession = (storage: SessionStorage) =>
+  storage.setItem(SERVER_SESSION_KEY, 'live' satisfies Mark);
+
+function send(storage: SessionStorage): Promise<void> {
+  // keepalive: a signout followed at once by a closed tab still leaves.
+  sending ??= fetch(`${config.apiUrl}/api/users/signout`, {
+    method: 'POST',
+    credentials: 'include',
+    keepalive: true,
+  })
+    .then(
+      // Any answer: the server has forgotten the cookie (or never knew it).
+      () => {
+        if (storage.getItem(SERVER_SESSION_KEY) === ('ending' satisfies Mark))
+          storage.removeItem(SERVER_SESSION_KEY);
+      },
+      // No link: still 'ending', sent again by endPendingSignout.
+      () => {},
+    )
+    .finally(() => {
+      sending = null;
+    });
+  return sending;
+}
+
+/** Ends the server's session now, or as soon as the link allows. */
+export function endServerSession(storage: SessionStorage): Promise<void> {
+  storage.setItem(SERVER_SESSION_KEY, 'ending' satisfies Mark);
+  return send(storage);
+}
+
+/**
+ * Sends a signout still owed (when the link comes back, when a page starts); `signedIn` says
+ * whether this page has a session of its own: without one, a session the server may still hold
+ * for this phone is ended too.
+ */
+export function endPendingSignout(storage: SessionStorage, signedIn: boolean): Promise<void> {
+  const mark = storage.getItem(SERVER_SESSION_KEY);
+  if (mark === ('ending' satisfies Mark) || (mark === ('live' satisfies Mark) && !signedIn))
+    return endServerSession(storage);
+  return Promise.resolve();
+}
+
+/**
+ * Settles when no signout of this page is on its way: a signin waits for it, since the
+ * signout's answer clears the cookie, which by then could be the signin's new one.
+ */
+export const signoutSettled = () => sending ?? Promise.resolve();

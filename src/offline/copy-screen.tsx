@@ -1,0 +1,144 @@
+import { useEffect, useRef, useState } from 'react';
+import bannerUrl from '../assets/banner.svg';
+import logoUrl from '../assets/logo.svg';
+import { useDocumentTitle } from '../screens/use-document-title';
+import { hasMediaSource } from '../screens/video-player/media-support';
+import type { AdaptivePlayer } from '../screens/video-player/video-contract';
+import { copySource } from './copy-source';
+import type { DownloadRecord } from './download-store';
+import { untilText } from './offline-copy';
+
+export const COPY_GONE_MESSAGE =
+  'La copia guardada ya no está completa en este teléfono: el navegador borró parte de ella para liberar espacio. Conéctese para descargarla de nuevo.';
+
+interface Props {
+  record: DownloadRecord;
+  /** Whether a newer publish than the copy's is known (the page names another one). */
+  outdated: boolean;
+  onBack: () => void;
+  /** The copy turned out unplayable (files missing): the caller forgets it. */
+  onGone: () => void;
+}
+
+/**
+ * The downloaded copy, played with no signal and without a session: the copy's own way in
+ * (offline-copy.ts), opened from the login. Everything it shows comes from the phone's storage
+ * (copy-source.ts); hls.js plays the stored rendition where the page plays with it, the video
+ * element itself plays the MP4 (and, on iPhones without Media Source, the stored playlist
+ * through the service worker).
+ */
+export default function CopyScreen({ record, outdated, onBack, onGone }: Props) {
+  useDocumentTitle('Copia guardada');
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const [tracks, setTracks] = useState<{ captions: string | null; poster: string | null }>({
+    captions: null,
+    poster: null,
+  });
+  const [problem, setProblem] = useState<string | null>(null);
+  const backRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    const video = videoRef.current;
+    if (!video) return;
+    let live = true;
+    let release = () => {};
+    let player: AdaptivePlayer | null = null;
+    void (async () => {
+      const source = await copySource(record);
+      if (!live) return source?.release();
+      if (!source) {
+        setProblem(COPY_GONE_MESSAGE);
+        return onGone();
+      }
+      release = source.release;
+      setTracks({ captions: source.captions, poster: source.poster });
+      if (source.kind === 'mp4') return void (video.src = source.url);
+      // Native HLS cannot follow object URLs: the worker answers the stored files there.
+      if (!hasMediaSource()) return void (video.src = record.finish.url);
+      const { attachAdaptive } = await import('../screens/video-player/adaptive-player');
+      if (!live) return;
+      player = attachAdaptive({
+        video,
+        masterUrl: source.url,
+        fallBack: () => setProblem('No se pudo reproducir la copia guardada.'),
+        early: new Map(),
+        handover: null,
+        startDir: '',
+        position: 0,
+        estimateBps: 1_000_000,
+        levelsFor: () => ({ level: -1, cap: -1 }),
+        onEstimate: () => {},
+      });
+      if (!player) video.src = record.finish.url;
+    })();
+    return () => {
+      live = false;
+      player?.destroy();
+      video.removeAttribute('src');
+      video.load();
+      release();
+    };
+  }, [record, onGone]);
+
+  useEffect(() => backRef.current?.focus(), []);
+
+  return (
+    <div className="video-screen copy-screen">
+      <header className="topbar">
+        <img
+          className="topbar__logo"
+          src={logoUrl}
+          alt="Logo de la empresa"
+          width={240}
+          height={64}
+        />
+        <button ref={backRef} className="session-button" type="button" onClick={onBack}>
+          Volver al ingreso
+        </button>
+      </header>
+      <main className="video-main">
+        <h1 className="visually-hidden">
+          Capacitación: manejo de silo bolsa, edición 2023 (copia guardada)
+        </h1>
+        <img
+          className="banner"
+          src={bannerUrl}
+          alt="Capacitación: manejo de silo bolsa — edición 2023"
+          width={1200}
+          height={200}
+        />
+        <div className="player">
+          <div className="player__slot">
+            {/* The captions come with the copy when it has them. */}
+            {/* eslint-disable-next-line jsx-a11y/media-has-caption */}
+            <video
+              ref={videoRef}
+              className="player__video"
+              controls
+              playsInline
+              preload="metadata"
+              poster={tracks.poster ?? undefined}
+              aria-label="Video de la capacitación (copia guardada)"
+            >
+              {tracks.captions && (
+                <track kind="captions" srcLang="es" label="Español" src={tracks.captions} default />
+              )}
+            </video>
+          </div>
+          {problem && (
+            <p className="player__problem" role="alert">
+              {problem}
+            </p>
+          )}
+        </div>
+        <section className="offline" aria-label="Copia guardada">
+          <p role="status">
+            Copia guardada en este teléfono: se ve sin conexión
+            {typeof record.until === 'number' ? ` hasta el ${untilText(record.until)}` : ''}.
+            {outdated && ' Hay una versión más nueva del video: conéctese e ingrese para verla.'}
+          </p>
+        </section>
+      </main>
+    </div>
+  );
+}

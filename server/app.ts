@@ -39,7 +39,26 @@ export interface ServerDeps {
   lifecycle?: { draining: boolean };
   /** What index.ts serves on METRICS_PORT; tests read it directly. */
   metrics?: Metrics;
+  /** Shorter limits for tests of slow clients; SOCKET_LIMITS otherwise. */
+  socketLimits?: SocketLimits;
 }
+
+interface SocketLimits {
+  /** Time to receive a request's headers. */
+  headersMs: number;
+  /** Time to receive a whole request, headers and body (not to stream a response). */
+  requestMs: number;
+  /** A connection with no byte either way for this long is closed (a client not reading). */
+  idleMs: number;
+}
+
+/**
+ * Against slow clients (docs/deploying.md, SECURITY.md). Node checks the first two on a timer
+ * (30 s by default, which let a slow body live 70 s): every second here. It cuts a body at the
+ * larger of the two, so headersMs must not exceed requestMs.
+ */
+const SOCKET_LIMITS: SocketLimits = { headersMs: 10_000, requestMs: 30_000, idleMs: 60_000 };
+const CHECK_INTERVAL_MS = 1_000;
 
 /** How long /readyz waits for Redis's PONG. */
 const READY_PING_MS = 250;
@@ -88,6 +107,7 @@ export async function buildServer(
   deps: ServerDeps = {},
 ): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
+  const limits = deps.socketLimits ?? SOCKET_LIMITS;
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -96,8 +116,10 @@ export async function buildServer(
     },
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: BODY_LIMIT,
-    // Time to receive a whole request (not to stream a response): slow-loris protection.
-    requestTimeout: 30_000,
+    // Slow-loris protection: each limit cuts within CHECK_INTERVAL_MS of its time.
+    requestTimeout: limits.requestMs,
+    connectionTimeout: limits.idleMs,
+    http: { headersTimeout: limits.headersMs, connectionsCheckingInterval: CHECK_INTERVAL_MS },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     ajv: {
@@ -118,7 +140,7 @@ export async function buildServer(
   // Only JSON bodies mean anything here; a text body must get 415, not reach a handler.
   app.removeContentTypeParser('text/plain');
 
-  const { maxConcurrentHashes, maxWaitingHashes, ...limits } = config.signin;
+  const { maxConcurrentHashes, maxWaitingHashes, ...signinLimits } = config.signin;
   const maxAttemptsInFlight = maxConcurrentHashes + maxWaitingHashes;
   const ttlMs = config.sessionTtlS * 1000;
   const lifecycle = deps.lifecycle ?? { draining: false };
@@ -150,12 +172,12 @@ export async function buildServer(
       app.log.error({ err: error }, 'Redis unreachable at start: answering 503 until it is back');
     });
     sessions = deps.sessions ?? new RedisSessionStore(redis, ttlMs, password);
-    limiter = new RedisSigninLimiter(redis, { ...limits, maxAttemptsInFlight });
+    limiter = new RedisSigninLimiter(redis, { ...signinLimits, maxAttemptsInFlight });
     ready = async () => !lifecycle.draining && (await redisAnswers(redis, READY_PING_MS));
   } else {
     sessions =
       deps.sessions ?? new MemorySessionStore({ ttlMs, maxSessions: config.maxSessions, now });
-    limiter = new SigninLimiter({ ...limits, maxAttemptsInFlight, now });
+    limiter = new SigninLimiter({ ...signinLimits, maxAttemptsInFlight, now });
   }
   const metrics = deps.metrics ?? createMetrics();
   sessions = measuredSessions(sessions, metrics);

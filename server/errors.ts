@@ -21,7 +21,8 @@ export interface ApiError {
 
 export const apiError = (error: string, message: string): ApiError => ({ error, message });
 
-const CLIENT_ERRORS: Record<number, ApiError> = {
+/** Also nginx's own answers (scripts/ops/nginx.ts), so that the page reads both alike. */
+export const CLIENT_ERRORS: Record<number, ApiError> = {
   400: apiError('bad_request', 'La solicitud no es válida.'),
   401: apiError('unauthorized', 'Inicie sesión para continuar.'),
   403: apiError('forbidden', 'Acceso denegado.'),
@@ -49,7 +50,7 @@ const VALIDATION = apiError(
 );
 
 /** The shared store (Redis) is unreachable: come back soon, the session is not over. */
-const UNAVAILABLE = apiError(
+export const UNAVAILABLE = apiError(
   'temporarily_unavailable',
   'El servicio no está disponible en este momento. Intente nuevamente en unos segundos.',
 );

@@ -18,6 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../../config/media-layout';
+import { CLIENT_ERRORS, UNAVAILABLE, type ApiError } from '../../server/errors';
 
 export interface ProxyOptions {
   host: string;
@@ -40,20 +41,76 @@ export interface ProxyOptions {
   workers: number | 'auto';
   /** Run the workers as this user (only when started as root). */
   user: string | null;
+  /** Shorter limits for tests of slow clients; PROXY_LIMITS otherwise. */
+  limits?: Partial<ProxyLimits>;
 }
+
+interface ProxyLimits {
+  /** Time to receive a request's headers (nginx: the whole header, not between reads). */
+  headerS: number;
+  /**
+   * A request body that stalls this long between two reads. Its total time is the instances'
+   * (30 s): the proxy passes bodies on as they come (proxy_request_buffering off).
+   */
+  bodyStallS: number;
+  /** A client that takes no byte of its answer for this long is cut. */
+  sendStallS: number;
+  /** Requests in progress per client address (each HTTP/2 stream counts). */
+  perAddress: number;
+  /** The largest body any route accepts: the signin's 12 KiB, rounded up. */
+  bodyBytes: number;
+}
+
+/**
+ * Against slow clients and floods from one address (docs/deploying.md). 200 in progress per
+ * address: a crowd of 100 behind one address signing in at once stays under it.
+ */
+const PROXY_LIMITS: ProxyLimits = {
+  headerS: 10,
+  bodyStallS: 10,
+  sendStallS: 60,
+  perAddress: 200,
+  bodyBytes: 16 * 1024,
+};
 
 /** What a visitor's client is told to wait when no instance (or no store) answers. */
 const RETRY_AFTER_S = 2;
 
-/** The app's own error bodies (server/errors.ts), so that the page reads both alike. */
-const UNAVAILABLE_JSON = JSON.stringify({
-  error: 'temporarily_unavailable',
-  message: 'El servicio no está disponible en este momento. Intente nuevamente en unos segundos.',
-});
-const UNAUTHORIZED_JSON = JSON.stringify({
-  error: 'unauthorized',
-  message: 'Inicie sesión para continuar.',
-});
+/**
+ * nginx's own refusals, answered with the app's JSON bodies (server/errors.ts) and the same
+ * headers as everything else, so that the page reads both alike. 5xx: the instances or the
+ * store are down, which the visitor must read as "retry", never as "signed out".
+ */
+const ERROR_ANSWERS: {
+  codes: number[];
+  status: number;
+  body: ApiError;
+  retry?: boolean;
+  /** false: nginx keeps the headers its file location set before the error (416 only). */
+  headers?: false;
+}[] = [
+  ...([400, 401, 403, 404, 405, 413] as const).map((code) => ({
+    codes: [code],
+    status: code,
+    body: CLIENT_ERRORS[code]!,
+  })),
+  // Only a file's Range makes it, once its location's headers (and Content-Range) are set.
+  { codes: [416], status: 416, body: CLIENT_ERRORS[416]!, headers: false },
+  // 414 (a URI too long) and 494 (headers too large) are the app's 431 and 400.
+  { codes: [494], status: 431, body: CLIENT_ERRORS[431]! },
+  { codes: [414], status: 414, body: CLIENT_ERRORS[400]! },
+  // Too many requests in progress from one address.
+  { codes: [429], status: 429, body: CLIENT_ERRORS[429]!, retry: true },
+  { codes: [500, 502, 503, 504], status: 503, body: UNAVAILABLE, retry: true },
+];
+
+const errorLocation = (status: number) => `@error_${status}`;
+
+/** Which named location answers each of nginx's own errors (a location's error_page replaces
+ * the server's, so every location that sets one repeats them all). */
+const ERROR_PAGES = ERROR_ANSWERS.map(
+  ({ codes, status }) => `error_page ${codes.join(' ')} = ${errorLocation(status)};`,
+);
 
 /**
  * The URL → file mapping of the files the proxy serves from MEDIA_DIR, the same as the app's
@@ -111,6 +168,8 @@ function securityHeaders(production: boolean): string[] {
     ['Referrer-Policy', 'strict-origin-when-cross-origin'],
     ['X-Frame-Options', 'DENY'],
     ['Permissions-Policy', 'camera=(), microphone=(), geolocation=()'],
+    // Nothing the proxy answers itself is a page: it may load nothing and be framed nowhere.
+    ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'"],
     ...(production ? [['Strict-Transport-Security', 'max-age=63072000; includeSubDomains']] : []),
   ].map(([name, value]) => `add_header ${name} "${value}" always;`);
 }
@@ -153,9 +212,8 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
     `  auth_request /_session;`,
     `  auth_request_set $media_dir $upstream_http_${MEDIA_DIR_HEADER.replace(/-/g, '_')};`,
     // auth_request turns any answer but 2xx, 401 and 403 into 500: the store or the instances
-    // are down, which the visitor must read as "retry", never as "signed out".
-    `  error_page 401 = @unauthorized;`,
-    `  error_page 500 502 503 504 = @unavailable;`,
+    // are down (ERROR_ANSWERS makes it a 503).
+    ...ERROR_PAGES.map((line) => `  ${line}`),
     `  root ${'fromMediaDir' in entry ? mediaDir : `${mediaDir}/$media_dir`};`,
     `  try_files ${path} =404;`,
     // Nothing outside the published folders: no symbolic link below MEDIA_DIR is followed.
@@ -171,6 +229,7 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
 
 /** The whole nginx.conf for these options. */
 function nginxConfig(options: ProxyOptions): string {
+  const limits = { ...PROXY_LIMITS, ...options.limits };
   const upstreams = options.upstreams.map(
     // Passive health: a refused connection or a timeout takes an instance out for 3 s.
     (address) => `  server ${address} max_fails=1 fail_timeout=3s;`,
@@ -193,8 +252,16 @@ function nginxConfig(options: ProxyOptions): string {
     `  tcp_nopush on;`,
     `  types { }`,
     `  default_type application/octet-stream;`,
-    // The app refuses bodies above 64 KiB; the proxy need not read more.
-    `  client_max_body_size 64k;`,
+    // No body the app accepts is larger; one buffer holds it, so no body is written to disk.
+    `  client_max_body_size ${limits.bodyBytes};`,
+    `  client_body_buffer_size ${limits.bodyBytes};`,
+    `  client_header_timeout ${limits.headerS}s;`,
+    `  client_body_timeout ${limits.bodyStallS}s;`,
+    `  send_timeout ${limits.sendStallS}s;`,
+    `  limit_conn_zone $binary_remote_addr zone=address:10m;`,
+    `  limit_conn address ${limits.perAddress};`,
+    `  limit_conn_status 429;`,
+    `  limit_conn_log_level warn;`,
     `  map $http_cookie $session_cookie {`,
     `    default "";`,
     `    "~(?:^|;\\s*)__Host-sid=(?<sid>[^;]+)" $sid;`,
@@ -211,6 +278,8 @@ function nginxConfig(options: ProxyOptions): string {
     `  upstream app {`,
     ...upstreams,
     `    keepalive 32;`,
+    // Shorter than the instances' idle limits: nginx never reuses a connection they close.
+    `    keepalive_timeout 30s;`,
     `  }`,
     `  server {`,
     `    listen ${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port} ssl http2;`,
@@ -225,19 +294,27 @@ function nginxConfig(options: ProxyOptions): string {
     `    proxy_next_upstream error timeout http_502 http_504;`,
     `    proxy_next_upstream_tries ${options.upstreams.length + 1};`,
     `    proxy_next_upstream_timeout 10s;`,
-    `    error_page 502 504 = @unavailable;`,
-    `    location @unavailable {`,
-    `      default_type "application/json; charset=utf-8";`,
-    `      add_header Retry-After ${RETRY_AFTER_S} always;`,
-    `      add_header Cache-Control no-store always;`,
-    `      return 503 ${quote(UNAVAILABLE_JSON)};`,
-    `    }`,
-    `    location @unauthorized {`,
-    `      default_type "application/json; charset=utf-8";`,
-    `      add_header Cache-Control no-store always;`,
-    `      return 401 ${quote(UNAUTHORIZED_JSON)};`,
-    `    }`,
+    ...ERROR_PAGES.map((line) => `    ${line}`),
+    ...ERROR_ANSWERS.flatMap(({ status, body, retry, headers }) => [
+      `    location ${errorLocation(status)} {`,
+      `      default_type "application/json; charset=utf-8";`,
+      ...(retry ? [`      add_header Retry-After ${RETRY_AFTER_S} always;`] : []),
+      ...(headers === false
+        ? []
+        : [
+            `      add_header Cache-Control no-store always;`,
+            ...securityHeaders(options.production).map((line) => `      ${line}`),
+          ]),
+      `      return ${status} ${quote(JSON.stringify(body))};`,
+      `    }`,
+    ]),
     `    location / {`,
+    `      proxy_pass http://app;`,
+    `    }`,
+    // Bodies go on to an instance as they come, so that its 30 s for a whole request holds
+    // through the proxy (nginx has no limit on a body's total time, only between reads).
+    `    location /api/users/ {`,
+    `      proxy_request_buffering off;`,
     `      proxy_pass http://app;`,
     `    }`,
     ...(options.mediaDir ? mediaLocations(options, options.mediaDir).map((l) => `    ${l}`) : []),

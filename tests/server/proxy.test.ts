@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect as http2Connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLISHED, segmentName } from '../../config/media-layout.js';
@@ -112,6 +113,32 @@ function send(
     );
     request.on('error', reject);
     request.end(options.body);
+  });
+}
+
+/** Bytes no HTTP client would send, over TLS; the answer parsed. */
+function rawAnswer(request: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port: proxy.port, rejectUnauthorized: false });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString();
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers: Answer['headers'] = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: Buffer.from(rest.join('\r\n\r\n')),
+      });
+    });
+    socket.write(request);
   });
 }
 
@@ -266,6 +293,43 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     );
   });
 
+  it("answers its own refusals (400, 401, 404, 405, 413, 416) with the app's JSON shape and the security headers", async () => {
+    const cookie = await session();
+    const answers: [string, Answer][] = [
+      ['401', await send(segment(0))],
+      ['404', await send(segment(899), { headers: { cookie } })],
+      ['405', await send('/api/video', { method: 'POST', headers: { cookie } })],
+      [
+        '413',
+        await send(SIGNIN, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: 'x'.repeat(17 * 1024),
+        }),
+      ],
+      ['416', await send('/api/video', { headers: { cookie, range: 'bytes=999999999-' } })],
+      ['400', await rawAnswer('GET /capacitacion/login HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n')],
+    ];
+    for (const [status, answer] of answers) {
+      expect(answer.status, status).toBe(Number(status));
+      expect(answer.headers['content-type'], status).toBe('application/json; charset=utf-8');
+      expect(Object.keys(JSON.parse(answer.body.toString())).sort(), status).toEqual([
+        'error',
+        'message',
+      ]);
+      expect(answer.headers['x-content-type-options'], status).toBe('nosniff');
+      expect(answer.headers['content-security-policy'], status).toContain("frame-ancestors 'none'");
+      expect(answer.headers['x-frame-options'], status).toBe('DENY');
+      // A 416 keeps the headers of its file (and says which range exists).
+      expect(answer.headers['cache-control'], status).toBe(
+        status === '416' ? 'private, no-cache' : 'no-store',
+      );
+    }
+    expect(answers.find(([status]) => status === '416')![1].headers['content-range']).toMatch(
+      /^bytes \*\/\d+$/,
+    );
+  });
+
   it('stops the next segment within the cache time after a signout', async () => {
     const cookie = await session();
     // The proxy asks the app here, and trusts its answer for CACHE_S from now.
@@ -337,6 +401,10 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     const cookie = await session('127.0.0.6');
     const [first, second] = instances;
     await first!.app.close();
+    // A signin's body goes on as it comes (not buffered): one refused connection still sends it
+    // to the other instance, as nothing of it was sent yet.
+    for (const from of ['127.0.0.7', '127.0.0.8'])
+      expect((await signin(DEMO_PASSWORD, from)).status).toBe(200);
     for (let i = 0; i < 4; i += 1) {
       expect(
         (await send(`/api/video/hls/${rung}/index.m3u8`, { headers: { cookie } })).status,

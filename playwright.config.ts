@@ -9,6 +9,7 @@ const OWN = [
   'redis-instances.spec.ts',
   'browser-restart.spec.ts',
   'proxy.spec.ts',
+  'password-change.spec.ts',
 ];
 /**
  * What a screen looks like depends on the viewport (the quality menu too): these run at both
@@ -55,7 +56,12 @@ export default defineConfig({
     { name: 'budget', testMatch: 'budget.spec.ts', use: desktop },
     {
       name: 'instances',
-      testMatch: ['redis-instances.spec.ts', 'browser-restart.spec.ts', 'proxy.spec.ts'],
+      testMatch: [
+        'redis-instances.spec.ts',
+        'browser-restart.spec.ts',
+        'proxy.spec.ts',
+        'password-change.spec.ts',
+      ],
       use: desktop,
     },
     { name: 'desktop', testMatch: LAYOUT, use: desktop },

@@ -33,9 +33,10 @@ export function buildIfMissing(): void {
  */
 export async function startServer(
   env: Record<string, string>,
-  options: { logFile?: string } = {},
+  /** `port`: the one a stopped server had (a restart the browser's page must not notice). */
+  options: { logFile?: string; port?: number } = {},
 ): Promise<RunningServer> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   let log: number | 'ignore' = 'ignore';
   if (options.logFile) {

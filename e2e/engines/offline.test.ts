@@ -64,7 +64,7 @@ describe.each(ENGINES)('%s', (name) => {
   });
 
   test.each(SITES)(
-    'the %s site: the download plays after a reload with the link cut',
+    'the %s site: the download plays after a reload with the link cut, and from the login once the session is over',
     async (kind) => {
       const proxy = state.proxies[kind];
       await login(page, proxy, E2E_PASSWORD);
@@ -85,6 +85,37 @@ describe.each(ENGINES)('%s', (name) => {
       await page.reload();
       await playsOnScreen(page);
       // All of it from the device: nothing reached the server.
+      expect(proxy.seen.length).toBe(reached);
+
+      // Two hours later, still in the field: the stored session is 7,200 s old.
+      await page.evaluate(() => {
+        const session = JSON.parse(localStorage.getItem('session')!) as { timestamp: number };
+        session.timestamp -= 7200;
+        localStorage.setItem('session', JSON.stringify(session));
+        return true;
+      });
+      await page.reload();
+      await until(
+        page,
+        'the copy offered on the login',
+        () =>
+          !!document.querySelector('#password') &&
+          document.querySelectorAll('.login__copy button').length === 1,
+        [],
+      );
+      await page.click('.login__copy button');
+      // Its source comes from the phone's storage once the screen is up.
+      await until(
+        page,
+        "the copy's metadata",
+        () =>
+          (document.querySelector<HTMLVideoElement>('video.player__video')?.readyState ?? 0) >= 1,
+        [],
+      );
+      await playsOnScreen(page);
+      expect(
+        await until(page, 'the end date', textOf, ['.copy-screen .offline [role=status]']),
+      ).toMatch(/^Copia guardada en este teléfono: se ve sin conexión hasta el \d+ de \w+\.$/);
       expect(proxy.seen.length).toBe(reached);
     },
   );

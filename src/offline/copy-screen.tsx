@@ -35,6 +35,8 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
     poster: null,
   });
   const [problem, setProblem] = useState<string | null>(null);
+  // No controls until the source is there: a play pressed before would be undone by its load.
+  const [ready, setReady] = useState(false);
   const backRef = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
@@ -52,9 +54,13 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
       }
       release = source.release;
       setTracks({ captions: source.captions, poster: source.poster });
-      if (source.kind === 'mp4') return void (video.src = source.url);
+      const play = (url: string) => {
+        video.src = url;
+        setReady(true);
+      };
+      if (source.kind === 'mp4') return play(source.url);
       // Native HLS cannot follow object URLs: the worker answers the stored files there.
-      if (!hasMediaSource()) return void (video.src = record.finish.url);
+      if (!hasMediaSource()) return play(record.finish.url);
       const { attachAdaptive } = await import('../screens/video-player/adaptive-player');
       if (!live) return;
       player = attachAdaptive({
@@ -69,7 +75,8 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
         levelsFor: () => ({ level: -1, cap: -1 }),
         onEstimate: () => {},
       });
-      if (!player) video.src = record.finish.url;
+      if (player) setReady(true);
+      else play(record.finish.url);
     })();
     return () => {
       live = false;
@@ -114,7 +121,7 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
             <video
               ref={videoRef}
               className="player__video"
-              controls
+              controls={ready}
               playsInline
               preload="metadata"
               poster={tracks.poster ?? undefined}

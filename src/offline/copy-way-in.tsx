@@ -12,9 +12,11 @@ export interface OpenCopy {
 }
 
 /**
- * On the login, with no signal: the downloaded copy, one tap away, whatever became of the
- * session (offline-copy.ts). Shown when the browser says it is offline or the signin could not
- * reach the server; online, the password is the way in. Also says, once, that a copy is gone.
+ * On the login: the downloaded copy, one tap away, whatever became of the session
+ * (offline-copy.ts). Offered whenever a copy is within its period, not only when the browser
+ * says it is offline: in the field a phone often shows a signal that carries nothing, and the
+ * copy costs no data. Everything else still needs the password. Also says, once, that a copy is
+ * gone.
  */
 export function CopyWayIn({
   networkFailed,
@@ -43,16 +45,16 @@ export function CopyWayIn({
     };
   }, [hydrated, online]);
 
-  const offer = record && (!online || networkFailed);
-  if (!offer && !ended) return null;
+  if (!record && !ended) return null;
+  const noSignal = !online || networkFailed;
   return (
     <section className="login__copy" aria-label="Copia guardada">
       {ended && <p role="status">{ended}</p>}
-      {offer && (
+      {record && (
         <>
           <p>
-            Sin conexión. Tiene una copia del video guardada en este teléfono: se ve sin conexión
-            hasta el {untilText(record.until!)}.
+            {noSignal && 'Sin conexión. '}Tiene una copia del video guardada en este teléfono: se ve
+            sin conexión hasta el {untilText(record.until!)}.
           </p>
           <button
             className="button"

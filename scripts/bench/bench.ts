@@ -17,6 +17,7 @@ import { startBenchServer } from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
 import { proxyMeasurement } from './proxy';
 import { screensMeasurement } from './screens';
+import { slowClientsMeasurement } from './slow-clients';
 import { videoMeasurement } from './video';
 
 /** In the order of the table; the floods come last so that they disturb nothing else. */
@@ -25,6 +26,7 @@ const MEASUREMENTS = {
   ...{ adaptive: adaptiveMeasurement, 'first-visit': firstVisitMeasurement },
   ...{ offline: offlineMeasurement, lighthouse: lighthouseMeasurement, load: loadMeasurement },
   ...{ redis: redisMeasurement, proxy: proxyMeasurement, crowd: crowdMeasurement },
+  ...{ slow: slowClientsMeasurement },
 };
 type Name = keyof typeof MEASUREMENTS;
 

@@ -1,0 +1,183 @@
+/**
+ * Slow clients from one address while visitors sign in and watch, all through nginx (issue 42):
+ * nobody refused, no stall, the slow ones cut within the documented limits (docs/deploying.md).
+ */
+import { connect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { Agent as HttpsAgent } from 'node:https';
+import { dirname, join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
+import { RUNG_FILE_PATTERN } from '../../config/media-layout';
+import { startProxy } from '../ops/nginx';
+import { publishTestClip } from '../test-support/test-clip';
+import { clientConfig } from '../../config/settings';
+import { SIGNIN_PATH, send, signinBody } from '../test-support/test-server';
+import { benchSite } from './load';
+import { atEnd, atMost, exactly, figure, quantile, reading, seconds, sleep } from './measure';
+import type { Measurement, Site } from './measure';
+
+/** Each slow client sends a byte every DRIP_MS; the visitors watch for WATCH_S. */
+const [SLOW_HEADERS, SLOW_BODIES, VISITORS, DRIP_MS, WATCH_S] = [300, 300, 20, 5_000, 45];
+/** The attacker's address; the visitors come from 127.0.0.1. */
+const SLOW_FROM = '127.0.0.2';
+/** The app's own wait for a signin's answer (src/api/signin.ts). */
+const SIGNIN_TIMEOUT_MS = clientConfig(process.env).signinTimeoutMs;
+/** A slow client still open this long after its start was never cut. */
+const GIVE_UP_MS = 90_000;
+
+type Slow = { cutMs: number | null; status: number | null };
+
+/** One slow client over TLS: its headers, or a signin body of 1,000 bytes, a byte at a time. */
+function slowClient(port: number, kind: 'headers' | 'body'): Promise<Slow> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({
+      socket: connect({ host: '127.0.0.1', port, localAddress: SLOW_FROM }),
+      rejectUnauthorized: false,
+    });
+    let [started, status, drip] = [
+      0,
+      null as number | null,
+      undefined as NodeJS.Timeout | undefined,
+    ];
+    const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
+    socket.on('error', () => undefined);
+    socket.once('secureConnect', () => {
+      started = performance.now();
+      socket.write(
+        kind === 'headers'
+          ? 'GET /livez HTTP/1.1\r\nHost: localhost\r\n'
+          : `POST ${SIGNIN_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
+      );
+      drip = setInterval(() => socket.write(kind === 'headers' ? 'X: y\r\n' : ' '), DRIP_MS);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      status ??= Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString())?.[1] ?? 0);
+    });
+    socket.on('close', () => {
+      clearInterval(drip);
+      clearTimeout(giveUp);
+      const ms = performance.now() - started;
+      resolve({ cutMs: started && ms < GIVE_UP_MS ? ms : null, status });
+    });
+  });
+}
+
+const FIGURES = {
+  headers: figure(
+    `${SLOW_HEADERS} slow headers from one address: cut after, at most`,
+    atMost(11, (s) => `${s} s`),
+  ),
+  bodies: figure(
+    `${SLOW_BODIES} slow signin bodies from it: cut after, at most (408)`,
+    atMost(32, (s) => `${s} s`),
+  ),
+  refused: figure('Of those bodies, refused at once (429, over 200 in progress per address)'),
+  visitors: figure(
+    `${VISITORS} visitors from another address: refused or failed requests`,
+    exactly(0),
+  ),
+  signin: figure('Their signin, slowest (one arrival a second, production scrypt)'),
+  page: figure('Their login page p99 meanwhile'),
+  segment: figure('Their slowest segment meanwhile'),
+};
+
+export const slowClientsMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
+  name: `slow clients: ${SLOW_HEADERS + SLOW_BODIES} from one address (a byte every ${DRIP_MS / 1000} s) while ${VISITORS} visitors sign in and watch, through nginx`,
+  timeoutMs: 240_000,
+  figures: FIGURES,
+  async run(signal) {
+    const { dir, manifest } = await publishTestClip(36);
+    const server = await benchSite(site, 'server-slow', signal, {
+      MEDIA_DIR: dir,
+      DIST_DIR: site.distDir,
+    });
+    const proxy = await startProxy({
+      upstreams: [new URL(server.origin).host],
+      mediaDir: dir,
+      workers: 'auto',
+    });
+    const agent = new HttpsAgent({
+      rejectUnauthorized: false,
+      keepAlive: true,
+      maxSockets: VISITORS * 2,
+    });
+    atEnd(signal, async () => {
+      agent.destroy();
+      await proxy.stop();
+      rmSync(dirname(dir), { recursive: true, force: true });
+    });
+    const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
+    const segments = readdirSync(join(dir, manifest.version, rung.dir))
+      .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
+      .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
+
+    const slow = [
+      ...Array.from({ length: SLOW_HEADERS }, () => slowClient(proxy.port, 'headers')),
+      ...Array.from({ length: SLOW_BODIES }, () => slowClient(proxy.port, 'body')),
+    ];
+    // The slow ones are all open before the visitors come.
+    await sleep(2_000);
+    const end = Date.now() + WATCH_S * 1000;
+    const [pageMs, segmentMs, signinMs] = [[] as number[], [] as number[], [] as number[]];
+    const failures: string[] = [];
+    const fail = (what: string, status: number) => failures.push(`${what} ${status}`);
+    const get = (path: string, cookie = '') =>
+      send(`${proxy.origin}${path}`, { agent, headers: { cookie } }).catch(() => ({ status: 0 }));
+    const visitor = async (index: number) => {
+      // One arrival a second, each waiting for its signin as long as the app does.
+      await sleep(index * 1_000);
+      const started = performance.now();
+      const signin = await send(`${proxy.origin}${SIGNIN_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: signinBody(site.username, site.password),
+        ...{ agent, timeoutMs: SIGNIN_TIMEOUT_MS },
+      }).catch(() => ({ status: 0, headers: {} as Record<string, string[] | undefined> }));
+      if (signin.status !== 200) return fail('signin', signin.status);
+      signinMs.push(performance.now() - started);
+      const cookie = (signin.headers['set-cookie'] ?? [])
+        .map((line) => line.split(';')[0])
+        .join('; ');
+      for (let next = 0; Date.now() < end; next += 1) {
+        let started = performance.now();
+        const page = await get(`${site.base}/login`);
+        if (page.status === 200) pageMs.push(performance.now() - started);
+        else fail('page', page.status);
+        started = performance.now();
+        const segment = await get(segments[next % segments.length]!, cookie);
+        if (segment.status === 200) segmentMs.push(performance.now() - started);
+        else fail('segment', segment.status);
+        await sleep(1_000);
+      }
+    };
+    await Promise.all(Array.from({ length: VISITORS }, (_, index) => visitor(index)));
+    const outcomes = await Promise.all(slow);
+    const headers = outcomes.slice(0, SLOW_HEADERS);
+    const bodies = outcomes.slice(SLOW_HEADERS).filter((each) => each.status !== 429);
+    const cutMax = (list: Slow[]) => {
+      const never = list.filter((each) => each.cutMs === null).length;
+      const max = Math.max(...list.map((each) => each.cutMs ?? 0));
+      return never
+        ? reading(`${never} never cut`, null)
+        : reading(
+            seconds(max),
+            Math.round(max / 100) / 10,
+            `answers: ${[...new Set(list.map((each) => each.status ?? 'none'))].join(', ')}`,
+          );
+    };
+    const refused = SLOW_BODIES - bodies.length;
+    return {
+      headers: cutMax(headers),
+      bodies: cutMax(bodies),
+      refused: reading(String(refused), refused),
+      visitors: reading(
+        `${failures.length} of ${pageMs.length + segmentMs.length + failures.length}`,
+        failures.length,
+        failures.length ? `status 0: no answer in time; ${failures.join(', ')}` : undefined,
+      ),
+      signin: reading(seconds(Math.max(...signinMs)), Math.max(...signinMs) / 1000),
+      page: reading(`${quantile(pageMs, 0.99).toFixed(0)} ms`, quantile(pageMs, 0.99)),
+      segment: reading(seconds(Math.max(...segmentMs)), Math.max(...segmentMs) / 1000),
+    };
+  },
+});

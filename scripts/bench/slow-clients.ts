@@ -45,7 +45,7 @@ function slowClient(port: number, kind: 'headers' | 'body'): Promise<Slow> {
       started = performance.now();
       socket.write(
         kind === 'headers'
-          ? 'GET /livez HTTP/1.1\r\nHost: localhost\r\n'
+          ? 'GET /capacitacion/login HTTP/1.1\r\nHost: localhost\r\n'
           : `POST ${SIGNIN_PATH} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
       );
       drip = setInterval(() => socket.write(kind === 'headers' ? 'X: y\r\n' : ' '), DRIP_MS);

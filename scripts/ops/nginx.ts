@@ -311,6 +311,10 @@ function nginxConfig(options: ProxyOptions): string {
     `    location / {`,
     `      proxy_pass http://app;`,
     `    }`,
+    // Health is for the orchestrator on the instances' own (loopback) ports, not for visitors.
+    `    location ~ ^/(livez|readyz)$ {`,
+    `      return 404;`,
+    `    }`,
     // Bodies go on to an instance as they come, so that its 30 s for a whole request holds
     // through the proxy (nginx has no limit on a body's total time, only between reads).
     `    location /api/users/ {`,

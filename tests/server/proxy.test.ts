@@ -330,6 +330,15 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     );
   });
 
+  it('keeps the health checks to the instances: through the proxy they are not found', async () => {
+    for (const path of ['/livez', '/readyz']) {
+      const answer = await send(path);
+      expect(answer.status, path).toBe(404);
+      expect(JSON.parse(answer.body.toString()), path).toMatchObject({ error: 'not_found' });
+      expect((await instances[0]!.app.inject({ url: path })).statusCode, path).toBe(200);
+    }
+  });
+
   it('stops the next segment within the cache time after a signout', async () => {
     const cookie = await session();
     // The proxy asks the app here, and trusts its answer for CACHE_S from now.

@@ -174,7 +174,7 @@ describe('the proxy and slow clients', { timeout: 60_000 }, () => {
   it('cuts a request whose headers trickle in', async () => {
     const { finished } = await dribble(
       tls(),
-      'GET /livez HTTP/1.1\r\nHost: localhost\r\n',
+      'GET /capacitacion/login HTTP/1.1\r\nHost: localhost\r\n',
       `X-Slow: ${'a'.repeat(90)}\r\n\r\n`,
     );
     expect(finished).toBe(false);
@@ -237,21 +237,15 @@ describe('the proxy and slow clients', { timeout: 60_000 }, () => {
       }
       // nginx counts a request once its headers are read: give it the four first.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const refused = await dribble(
-        tls(),
-        'GET /livez HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
-        '',
-      );
+      const signout =
+        'POST /api/users/signout HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n';
+      const refused = await dribble(tls(), signout, '');
       expect(refused.answer).toMatch(/^HTTP\/1\.1 429 /);
       expect(refused.answer).toMatch(/\r\nRetry-After: 2\r\n/);
       expect(refused.answer).toMatch(/\r\nStrict-Transport-Security: max-age=\d+/);
       expect(refused.answer).toContain('"error":"too_many_requests"');
-      const other = await dribble(
-        tls('127.0.0.2'),
-        'GET /livez HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
-        '',
-      );
-      expect(other.answer).toMatch(/^HTTP\/1\.1 200 /);
+      const other = await dribble(tls('127.0.0.2'), signout, '');
+      expect(other.answer).toMatch(/^HTTP\/1\.1 204 /);
     } finally {
       for (const socket of held) socket.destroy();
     }

@@ -43,7 +43,7 @@ export interface ServerDeps {
   socketLimits?: SocketLimits;
 }
 
-interface SocketLimits {
+export interface SocketLimits {
   /** Time to receive a request's headers. */
   headersMs: number;
   /** Time to receive a whole request, headers and body (not to stream a response). */
@@ -57,14 +57,14 @@ interface SocketLimits {
  * (30 s by default, which let a slow body live 70 s): every second here. It cuts a body at the
  * larger of the two, so headersMs must not exceed requestMs.
  */
-const SOCKET_LIMITS: SocketLimits = { headersMs: 10_000, requestMs: 30_000, idleMs: 60_000 };
+export const SOCKET_LIMITS: SocketLimits = { headersMs: 10_000, requestMs: 30_000, idleMs: 60_000 };
 const CHECK_INTERVAL_MS = 1_000;
 
 /** How long /readyz waits for Redis's PONG. */
 const READY_PING_MS = 250;
 
 /** Nothing the server accepts is larger than a signin; refuse big bodies before parsing. */
-const BODY_LIMIT = 64 * 1024;
+export const BODY_LIMIT = 64 * 1024;
 
 /**
  * Never logged: cookies (live sessions) and request bodies (the password). The request

@@ -11,7 +11,7 @@ const CONNECT_TIMEOUT_MS = 500;
 const COMMAND_TIMEOUT_MS = 500;
 const MAX_RECONNECT_DELAY_MS = 1_000;
 /** What a client is told to wait when the store is unreachable. */
-const UNAVAILABLE_RETRY_AFTER_S = 2;
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
 
 export function createRedis(url: string): Redis {
   return new Redis(url, {

@@ -45,7 +45,7 @@ export interface ProxyOptions {
   limits?: Partial<ProxyLimits>;
 }
 
-interface ProxyLimits {
+export interface ProxyLimits {
   /** Time to receive a request's headers (nginx: the whole header, not between reads). */
   headerS: number;
   /**
@@ -65,7 +65,7 @@ interface ProxyLimits {
  * Against slow clients and floods from one address (docs/deploying.md). 200 in progress per
  * address: a crowd of 100 behind one address signing in at once stays under it.
  */
-const PROXY_LIMITS: ProxyLimits = {
+export const PROXY_LIMITS: ProxyLimits = {
   headerS: 10,
   bodyStallS: 10,
   sendStallS: 60,

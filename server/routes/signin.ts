@@ -10,9 +10,11 @@ import type { SessionStore } from '../sessions.js';
 import type { AttemptLimiter, Refusal } from '../signin-limiter.js';
 
 /** ASVS asks for at least 64 characters; beyond a few hundred nobody types a password. */
-const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_PASSWORD_LENGTH = 1024;
 /** Room for a maximal password in 4-byte characters, and no more. */
-const SIGNIN_BODY_LIMIT = 8 * 1024 + 4 * MAX_PASSWORD_LENGTH;
+export const SIGNIN_BODY_LIMIT = 8 * 1024 + 4 * MAX_PASSWORD_LENGTH;
+/** A signout's body means nothing; a little is tolerated, not read. */
+export const SIGNOUT_BODY_LIMIT = 1024;
 
 /**
  * Strict on purpose: Ajv is told (in app.ts) not to coerce or strip, so a number is not
@@ -161,8 +163,10 @@ export async function signoutRoute(app: FastifyInstance, { sessions }: { session
   // The body means nothing here; whatever a client sends (none, {}, text) must not turn a
   // logout into a 400 or 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 }, (_request, _body, done) =>
-    done(null, undefined),
+  app.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: SIGNOUT_BODY_LIMIT },
+    (_request, _body, done) => done(null, undefined),
   );
   app.post('/api/users/signout', async (request, reply) => {
     const token = tokenFrom(request);

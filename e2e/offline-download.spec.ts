@@ -356,3 +356,49 @@ for (const site of SITES)
     await reloadFromDevice(page, context);
     await playTo(page, 1);
   });
+
+test('a download the worker never saw being made still answers a reload with the network off: the single MP4 plays, no MEDIA_ERR_SRC_NOT_SUPPORTED', async ({
+  page,
+  context,
+  consoleWatch,
+}) => {
+  await login(page, url(''));
+  await workerInControl(page);
+  // The worker has looked and found no download. One is now stored without a media request
+  // passing through it, as when the download ran while the page was not yet in its control.
+  const mp4 = await page.request.get(url('/api/video'));
+  expect(mp4.ok()).toBe(true);
+  const bytes = [...(await mp4.body())];
+  await page.evaluate(
+    async ({ body, base }) => {
+      const cache = await caches.open(`offline-video:${base}`);
+      const video = new URL('/api/video', location.href).href;
+      await cache.put(
+        video,
+        new Response(new Uint8Array(body), { headers: { 'content-type': 'video/mp4' } }),
+      );
+      const record = {
+        kind: 'mp4',
+        publish: 'test',
+        height: null,
+        totalBytes: body.length,
+        storedBytes: body.length,
+        files: [],
+        finish: { url: video, contentType: 'video/mp4' },
+        done: true,
+      };
+      await cache.put(
+        new URL(`${base}/offline-download.json`, location.href).href,
+        new Response(JSON.stringify(record), { headers: { 'content-type': 'application/json' } }),
+      );
+    },
+    { body: bytes, base: BASE },
+  );
+  await context.setOffline(true);
+  consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+  await page.reload();
+  await playTo(page, 1);
+  expect(await video(page).evaluate((element: HTMLVideoElement) => element.error?.code ?? 0)).toBe(
+    0,
+  );
+});

@@ -93,6 +93,10 @@ const current = new Set<string>();
  * HTTP cache, and the browser's error page is worse).
  */
 async function navigate(event: FetchEvent, url: URL): Promise<Response> {
+  // Looked at before the page's media requests come: this worker may have started before a
+  // download it never saw (made while the page was not yet in its control), and a stale "none"
+  // would send the reload's video to the network with no signal (MEDIA_ERR_SRC_NOT_SUPPORTED).
+  await lookForDownload().catch(() => undefined);
   const kept = await keptPage();
   if (kept && screenPaths.has(url.pathname) && young(kept) && (await builtHere(kept))) return kept;
   try {
@@ -166,18 +170,31 @@ void lookForDownload();
  * cut to the Range the video element asks for (a Cache Storage entry is always whole).
  */
 async function media(request: Request): Promise<Response> {
+  // With no network said, the copy first: a fetch could still be answered in part by the HTTP
+  // cache (a Range the video element had loaded) and then fail half-way, past any catch here.
+  if (!self.navigator.onLine) {
+    const stored = await fromCopy(request).catch(() => null);
+    if (stored) return stored;
+  }
   try {
     return await fetch(request);
   } catch (error) {
-    const record = await storedRecord().catch(() => null);
-    if (!record) throw error;
-    const options = { cacheName: downloadCache(base), ignoreVary: true };
-    let stored = await caches.match(request.url, options);
-    if (!stored && record.done && record.kind === 'hls' && MASTER_PATH.test(request.url))
-      stored = await caches.match(record.finish.url, options);
+    const stored = await fromCopy(request).catch(() => null);
     if (!stored) throw error;
-    return request.headers.has('range') ? createPartialResponse(request, stored) : stored;
+    return stored;
   }
+}
+
+/** The download's answer to `request`, or null. */
+async function fromCopy(request: Request): Promise<Response | null> {
+  const record = await storedRecord();
+  if (!record) return null;
+  const options = { cacheName: downloadCache(base), ignoreVary: true };
+  let stored = await caches.match(request.url, options);
+  if (!stored && record.done && record.kind === 'hls' && MASTER_PATH.test(request.url))
+    stored = await caches.match(record.finish.url, options);
+  if (!stored) return null;
+  return request.headers.has('range') ? createPartialResponse(request, stored) : stored;
 }
 
 /**

@@ -247,6 +247,14 @@ const SETTINGS = {
     '(empty: no metrics)',
   ),
   METRICS_HOST: setting('server', '127.0.0.1', name, 'the metrics listen address (loopback)'),
+  METRICS_OPEN: setting(
+    'server',
+    'false',
+    z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .transform((raw) => raw === 'true'),
+    '`true` lets production serve the metrics on a `METRICS_HOST` other than loopback: they have no authentication, so only behind a firewall',
+  ),
   PROXY_PORT: setting('proxy', '8443', wholeNumber(1, 65_535), 'HTTPS port of `npm run proxy`'),
   PROXY_HOST: setting(
     'proxy',
@@ -446,6 +454,16 @@ const RULES: {
         : null,
   },
   {
+    names: ['NODE_ENV', 'METRICS_PORT', 'METRICS_HOST', 'METRICS_OPEN'],
+    problem: (v) =>
+      v.NODE_ENV === 'production' &&
+      v.METRICS_PORT !== '' &&
+      !isLoopback(String(v.METRICS_HOST)) &&
+      v.METRICS_OPEN !== true
+        ? 'METRICS_HOST is not loopback in production: the metrics have no authentication; keep 127.0.0.1, or set METRICS_OPEN=true behind a firewall'
+        : null,
+  },
+  {
     names: ['TLS_CERT', 'TLS_KEY'],
     problem: (v) =>
       (v.TLS_CERT === '') !== (v.TLS_KEY === '')
@@ -467,6 +485,10 @@ const RULES: {
         : null,
   },
 ];
+
+/** Reachable only from this machine. */
+const isLoopback = (host: string) =>
+  host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 
 export type Env = Record<string, string | undefined>;
 

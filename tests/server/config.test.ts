@@ -87,6 +87,25 @@ describe('server configuration', () => {
     expect(config.production).toBe(true);
   });
 
+  it('refuses metrics open to the network in production unless METRICS_OPEN=true confirms it', () => {
+    const production = { NODE_ENV: 'production', PASSWORD_HASH: REAL_HASH, SESSION_SECRET: SECRET };
+    const open = { ...production, METRICS_PORT: '9101', METRICS_HOST: '0.0.0.0' };
+    expect(problemsOf(open)).toMatch(/METRICS_HOST is not loopback in production/);
+    expect(problemsOf({ ...open, METRICS_HOST: '192.0.2.5' })).toMatch(/METRICS_OPEN=true/);
+    expect(loadConfig({ ...open, METRICS_OPEN: 'true' }, REPO).metrics).toEqual({
+      port: 9101,
+      host: '0.0.0.0',
+    });
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost'])
+      expect(loadConfig({ ...open, METRICS_HOST: host }, REPO).metrics?.host).toBe(host);
+    // No metrics, nothing open; and outside production the operator is on their own machine.
+    expect(loadConfig({ ...open, METRICS_PORT: '' }, REPO).metrics).toBeNull();
+    expect(loadConfig({ ...open, NODE_ENV: 'development' }, REPO).metrics?.host).toBe('0.0.0.0');
+    expect(problemsOf({ ...open, METRICS_OPEN: 'yes' })).toMatch(
+      /METRICS_OPEN must be true or false/,
+    );
+  });
+
   it('fails fast with every problem listed at once', () => {
     const message = problemsOf({
       PORT: 'eighty',

@@ -257,3 +257,44 @@ test('a copy of an older publish plays on and the screen says a newer one exists
   ).toBeVisible();
   await expect.poll(() => storedDownload(page)).toEqual([]);
 });
+
+test('a copy the browser evicted is said to be gone, never shown as a broken player', async ({
+  page,
+  context,
+  consoleWatch,
+}) => {
+  consoleWatch.allow(OFFLINE_ERRORS);
+  const origin = process.env.E2E_ADAPTIVE_ORIGIN!;
+  await downloaded(page, origin);
+  // Part of it evicted: a segment gone.
+  await page.evaluate(async () => {
+    for (const name of await caches.keys()) {
+      if (!name.startsWith('offline-video:')) continue;
+      const cache = await caches.open(name);
+      const segment = (await cache.keys()).find((request) => request.url.endsWith('.m4s'));
+      await cache.delete(segment!);
+    }
+  });
+  await sessionOver(page, origin);
+  await reloadFromDevice(page, context);
+  await page.getByRole('button', { name: 'Ver la copia guardada' }).click();
+  await expect(page.getByRole('alert')).toHaveText(
+    /^La copia guardada ya no está completa en este teléfono/,
+  );
+  await expect.poll(() => storedDownload(page)).toEqual([]);
+
+  // All of it evicted, with the site's note kept: the next visit says so.
+  await context.setOffline(false);
+  await downloaded(page, origin);
+  await page.evaluate(async () => {
+    for (const name of await caches.keys())
+      if (name.startsWith('offline-video:')) await caches.delete(name);
+  });
+  await page.reload();
+  await expect(
+    page.getByText(/^La copia del video guardada en este teléfono ya no está/),
+  ).toBeVisible({ timeout: 20_000 });
+  await expect(
+    page.getByRole('button', { name: /^Descargar para ver sin conexión/ }),
+  ).toBeVisible();
+});

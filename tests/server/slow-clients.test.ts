@@ -20,6 +20,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUBLISHED } from '../../config/media-layout.js';
 import { startProxy, workerPids, type RunningProxy } from '../../scripts/ops/nginx.js';
 import { listen, sessionCookie, signin, signinBody, testServer } from './helpers.js';
 
@@ -127,16 +128,24 @@ describe('the proxy and slow clients', { timeout: 60_000 }, () => {
   let instance: FastifyInstance;
   let proxy: RunningProxy;
 
+  let mediaDir: string;
+  const FALLBACK_BYTES = 256 * 1024 * 1024;
+
   beforeAll(async () => {
+    // A flat publish whose fallback MP4 (sparse) is far larger than any socket buffer.
+    mediaDir = mkdtempSync(join(tmpdir(), 'slow-media-'));
+    writeFileSync(join(mediaDir, PUBLISHED.master), '#EXTM3U\n');
+    writeFileSync(join(mediaDir, PUBLISHED.fallback), '');
+    truncateSync(join(mediaDir, PUBLISHED.fallback), FALLBACK_BYTES);
     // The instance's whole-request limit is what cuts a slow body through the proxy.
     instance = await testServer(
-      { TRUST_PROXY: '127.0.0.1' },
+      { TRUST_PROXY: '127.0.0.1', MEDIA_DIR: mediaDir },
       { socketLimits: { headersMs: 1_000, requestMs: 2_000, idleMs: 60_000 } },
     );
     proxy = await startProxy({
       upstreams: [new URL(await listen(instance)).host],
-      mediaDir: null,
-      limits: { headerS: 1, bodyStallS: 1, perAddress: 4 },
+      mediaDir,
+      limits: { headerS: 1, bodyStallS: 1, sendStallS: 1, perAddress: 4 },
       // HSTS on its own answers too.
       production: true,
     });
@@ -144,6 +153,7 @@ describe('the proxy and slow clients', { timeout: 60_000 }, () => {
   afterAll(async () => {
     await proxy?.stop();
     await instance?.close();
+    if (mediaDir) rmSync(mediaDir, { recursive: true, force: true });
   });
 
   /** nginx unlinks a body's temporary file at once: its workers' open files show it. */
@@ -186,6 +196,29 @@ describe('the proxy and slow clients', { timeout: 60_000 }, () => {
     expect(finished).toBe(false);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toContain('"error":"request_timeout"');
+  });
+
+  it('cuts a client that stops reading the video it asked for', async () => {
+    // The same signed token under the name the app reads over HTTPS.
+    const cookie = sessionCookie((await signin(instance)).headers['set-cookie']).replace(
+      /^sid=/,
+      '__Host-sid=',
+    );
+    const socket = tls()();
+    let received = 0;
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    socket.write(`GET /api/video HTTP/1.1\r\nHost: localhost\r\nCookie: ${cookie}\r\n\r\n`);
+    socket.once('data', () => socket.pause());
+    // Three times the limit without reading; then whatever was sent before the cut, and no more.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    socket.resume();
+    await closed;
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(FALLBACK_BYTES);
   });
 
   it('never writes a signin body to disk, even the largest the signin accepts', async () => {

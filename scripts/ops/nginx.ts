@@ -106,8 +106,10 @@ const ERROR_ANSWERS: {
 
 const errorLocation = (status: number) => `@error_${status}`;
 
-/** Which named location answers each of nginx's own errors (a location's error_page replaces
- * the server's, so every location that sets one repeats them all). */
+/**
+ * Which named location answers each of nginx's own errors. A location's error_page replaces the
+ * server's, so every location that sets one repeats them all.
+ */
 const ERROR_PAGES = ERROR_ANSWERS.map(
   ({ codes, status }) => `error_page ${codes.join(' ')} = ${errorLocation(status)};`,
 );

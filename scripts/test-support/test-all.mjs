@@ -123,8 +123,12 @@ const steps = [
     ],
   ],
 ];
+// Each stage's time, printed at the end: docs/testing.md keeps what they cost.
+const took = [];
 for (const [name, args] of steps) {
+  const stepStarted = Date.now();
   if (!run('npm', args)) fail(`${name} failed.`);
+  took.push(`${name} ${Math.round((Date.now() - stepStarted) / 1000)} s`);
 }
 
 // 4. One line that says what ran.
@@ -142,6 +146,7 @@ if (existsSync('reports/e2e.json')) {
   counts.skipped += stats.skipped;
 }
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+console.log(`\nStages: ${took.join(', ')}.`);
 console.log(
   `\nAll checks passed in ${minutes} min (typecheck, lint, paths, unit, app, server, build, load, browser in Chromium, Firefox and WebKit).`,
 );

@@ -46,17 +46,22 @@ export function useCrossTabSession() {
 
 /**
  * A signout still owed to the server (made with no signal, or a session this page does not
- * have): sent when the page starts and whenever the link comes back.
+ * have): sent when the page starts and whenever the link comes back, while the page has no
+ * session of its own and no signin on its way (whose new cookie the signout would clear; the
+ * signin itself ends the server's previous session).
  */
 export function usePendingSignout() {
   const actorRef = AuthActor.useActorRef();
   useEffect(() => {
     const storage = resilientStorage();
-    // After the login adopted a signin the boot script started: that one is not to be ended.
-    const state = actorRef.getSnapshot();
-    void endPendingSignout(storage, state.matches('loggedIn') || state.matches('submitting'));
-    const onOnline = () => void endPendingSignout(storage, true);
-    window.addEventListener('online', onOnline);
-    return () => window.removeEventListener('online', onOnline);
+    const settle = () => {
+      const state = actorRef.getSnapshot();
+      if (!state.matches('loggedIn') && !state.matches('submitting'))
+        void endPendingSignout(storage);
+    };
+    // After the login adopted a signin the boot script started (a layout effect).
+    settle();
+    window.addEventListener('online', settle);
+    return () => window.removeEventListener('online', settle);
   }, [actorRef]);
 }

@@ -3,10 +3,11 @@
  * open the video. A signout made with no signal never reaches the server, so it is remembered
  * (SERVER_SESSION_KEY = 'ending') and sent again when the link returns or the next page starts;
  * meanwhile the page already acts signed out (the machine removed the stored session). A page
- * that starts with no session of its own while the phone last had a live one on the server
- * ('live') ends that one too.
+ * with no session of its own while the phone last had a live one on the server ('live') ends
+ * that one too. Only the server's own 2xx clears what is owed.
  */
 import type { SessionStorage } from '../../machines/session';
+import { timeoutSignal } from '../api/timeout-signal';
 import { config } from '../config';
 
 export const SERVER_SESSION_KEY = 'server-session';
@@ -19,17 +20,21 @@ let sending: Promise<void> | null = null;
 export const markServerSession = (storage: SessionStorage) =>
   storage.setItem(SERVER_SESSION_KEY, 'live' satisfies Mark);
 
+/** A signout with no answer by then is owed still: a signin waits for it no longer. */
+const SIGNOUT_TIMEOUT_MS = 10_000;
+
 function send(storage: SessionStorage): Promise<void> {
   // keepalive: a signout followed at once by a closed tab still leaves.
   sending ??= fetch(`${config.apiUrl}/api/users/signout`, {
     method: 'POST',
     credentials: 'include',
     keepalive: true,
+    signal: timeoutSignal(SIGNOUT_TIMEOUT_MS),
   })
     .then(
-      // Any answer: the server has forgotten the cookie (or never knew it).
-      () => {
-        if (storage.getItem(SERVER_SESSION_KEY) === ('ending' satisfies Mark))
+      // The server's own answer; a 429 or a 5xx (or a portal's page) ended nothing.
+      (response) => {
+        if (response.ok && storage.getItem(SERVER_SESSION_KEY) === ('ending' satisfies Mark))
           storage.removeItem(SERVER_SESSION_KEY);
       },
       // No link: still 'ending', sent again by endPendingSignout.
@@ -48,19 +53,20 @@ export function endServerSession(storage: SessionStorage): Promise<void> {
 }
 
 /**
- * Sends a signout still owed (when the link comes back, when a page starts); `signedIn` says
- * whether this page has a session of its own: without one, a session the server may still hold
- * for this phone is ended too.
+ * Sends a signout still owed, or ends a session the server may still hold for this phone; only
+ * for a page with no session of its own and no signin on its way (whose new cookie the
+ * signout's answer would clear): the caller says so.
  */
-export function endPendingSignout(storage: SessionStorage, signedIn: boolean): Promise<void> {
+export function endPendingSignout(storage: SessionStorage): Promise<void> {
   const mark = storage.getItem(SERVER_SESSION_KEY);
-  if (mark === ('ending' satisfies Mark) || (mark === ('live' satisfies Mark) && !signedIn))
+  if (mark === ('ending' satisfies Mark) || mark === ('live' satisfies Mark))
     return endServerSession(storage);
   return Promise.resolve();
 }
 
 /**
- * Settles when no signout of this page is on its way: a signin waits for it, since the
- * signout's answer clears the cookie, which by then could be the signin's new one.
+ * Settles when no signout of this page is on its way (at most SIGNOUT_TIMEOUT_MS): a signin
+ * waits for it, since the signout's answer clears the cookie, which by then could be the
+ * signin's new one.
  */
 export const signoutSettled = () => sending ?? Promise.resolve();

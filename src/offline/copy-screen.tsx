@@ -6,17 +6,19 @@ import { hasMediaSource } from '../screens/video-player/media-support';
 import type { AdaptivePlayer } from '../screens/video-player/video-contract';
 import { copySource } from './copy-source';
 import type { DownloadRecord } from './download-store';
-import { untilText } from './offline-copy';
+import { copyStatus, untilText } from './offline-copy';
 
-export const COPY_GONE_MESSAGE =
+const COPY_GONE_MESSAGE =
   'La copia guardada ya no está completa en este teléfono: el navegador borró parte de ella para liberar espacio. Conéctese para descargarla de nuevo.';
+
+const PLAY_ERROR_MESSAGE = 'No se pudo reproducir la copia guardada.';
 
 interface Props {
   record: DownloadRecord;
   /** Whether a newer publish than the copy's is known (the page names another one). */
   outdated: boolean;
   onBack: () => void;
-  /** The copy turned out unplayable (files missing): the caller forgets it. */
+  /** The copy turned out unplayable (past its period, files missing): the caller forgets it. */
   onGone: () => void;
 }
 
@@ -46,6 +48,15 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
     let release = () => {};
     let player: AdaptivePlayer | null = null;
     void (async () => {
+      // Offered a while ago, maybe: past its period it plays no more.
+      if (copyStatus(record, Date.now()) !== 'live') {
+        setProblem(
+          typeof record.until === 'number'
+            ? `La copia guardada venció el ${untilText(record.until)} y se borró.`
+            : COPY_GONE_MESSAGE,
+        );
+        return onGone();
+      }
       const source = await copySource(record);
       if (!live) return source?.release();
       if (!source) {
@@ -66,7 +77,7 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
       player = attachAdaptive({
         video,
         masterUrl: source.url,
-        fallBack: () => setProblem('No se pudo reproducir la copia guardada.'),
+        fallBack: () => setProblem(PLAY_ERROR_MESSAGE),
         early: new Map(),
         handover: null,
         startDir: '',
@@ -126,6 +137,7 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
               preload="metadata"
               poster={tracks.poster ?? undefined}
               aria-label="Video de la capacitación (copia guardada)"
+              onError={() => setProblem(PLAY_ERROR_MESSAGE)}
             >
               {tracks.captions && (
                 <track kind="captions" srcLang="es" label="Español" src={tracks.captions} default />

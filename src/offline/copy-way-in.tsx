@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { resilientStorage } from '../auth/storage';
 import { useHydrated } from '../screens/use-hydrated';
-import { readMediaInfo } from '../screens/video-player/media-support';
+import { hasMediaSource, readMediaInfo } from '../screens/video-player/media-support';
 import type { DownloadRecord } from './download-store';
 import { copyStatus, isCopyOf, settleCopy, takeEndedMessage, untilText } from './offline-copy';
 import { useOnline } from './use-online';
@@ -45,16 +45,19 @@ export function CopyWayIn({
     };
   }, [hydrated, online]);
 
-  if (!record && !ended) return null;
   const noSignal = !online || networkFailed;
+  // Native HLS (iPhones without Media Source) plays the copy through the worker, which asks
+  // the network first: there it is offered only with no signal.
+  const offer = record && (noSignal || record.kind === 'mp4' || hasMediaSource()) ? record : null;
+  if (!offer && !ended) return null;
   return (
     <section className="login__copy" aria-label="Copia guardada">
       {ended && <p role="status">{ended}</p>}
-      {record && (
+      {offer && (
         <>
           <p>
             {noSignal && 'Sin conexión. '}Tiene una copia del video guardada en este teléfono: se ve
-            sin conexión hasta el {untilText(record.until!)}.
+            sin conexión hasta el {untilText(offer.until!)}.
           </p>
           <button
             className="button"
@@ -62,8 +65,8 @@ export function CopyWayIn({
             onClick={() => {
               const info = readMediaInfo();
               onOpen({
-                record,
-                outdated: !!info && record.kind === 'hls' && !isCopyOf(info, record),
+                record: offer,
+                outdated: !!info && offer.kind === 'hls' && !isCopyOf(info, offer),
               });
             }}
           >

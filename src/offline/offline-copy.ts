@@ -117,8 +117,10 @@ export async function settleCopy(
     await forgetCopy(storage);
     return null;
   }
+  // Gone without this page's knowing: past its period the worker deleted it (sw.ts), else the
+  // browser evicted it.
   const note = readNote(storage);
-  if (status === 'none' && note && !note.ended && nowMs < note.until)
-    writeNote(storage, { ...note, ended: 'evicted' });
+  if (status === 'none' && note && !note.ended)
+    writeNote(storage, { ...note, ended: nowMs >= note.until ? 'expired' : 'evicted' });
   return record;
 }

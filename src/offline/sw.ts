@@ -93,10 +93,17 @@ const current = new Set<string>();
  * HTTP cache, and the browser's error page is worse).
  */
 async function navigate(event: FetchEvent, url: URL): Promise<Response> {
-  // Looked at before the page's media requests come: this worker may have started before a
-  // download it never saw (made while the page was not yet in its control), and a stale "none"
-  // would send the reload's video to the network with no signal (MEDIA_ERR_SRC_NOT_SUPPORTED).
-  await lookForDownload().catch(() => undefined);
+  // Looked at before the page (and so its media requests) comes, beside the page's own work:
+  // this worker may have started before a download it never saw (made while the page was not
+  // yet in its control), and a stale "none" would send the reload's video to the network with
+  // no signal (MEDIA_ERR_SRC_NOT_SUPPORTED).
+  const looked = lookForDownload().catch(() => undefined);
+  const answer = await pageFor(event, url);
+  await looked;
+  return answer;
+}
+
+async function pageFor(event: FetchEvent, url: URL): Promise<Response> {
   const kept = await keptPage();
   if (kept && screenPaths.has(url.pathname) && young(kept) && (await builtHere(kept))) return kept;
   try {

@@ -16,17 +16,19 @@ export function useCopyLifetime() {
   const loggedIn = useIsLoggedIn();
   const [storage] = useState(() => resilientStorage());
   useEffect(() => {
+    let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const settle = async () => {
       clearTimeout(timer);
       const record = await settleCopy(storage, { loggedIn, nowMs: Date.now() });
-      if (typeof record?.until === 'number')
+      if (live && typeof record?.until === 'number')
         timer = setTimeout(settle, Math.min(Math.max(record.until - Date.now(), 0), MAX_TIMER_MS));
     };
     const onVisible = () => document.visibilityState === 'visible' && void settle();
     void settle();
     document.addEventListener('visibilitychange', onVisible);
     return () => {
+      live = false;
       clearTimeout(timer);
       document.removeEventListener('visibilitychange', onVisible);
     };

@@ -1,4 +1,4 @@
-import { http, HttpResponse } from 'msw';
+import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../../machines/session';
 import {
@@ -6,7 +6,6 @@ import {
   endPendingSignout,
   endServerSession,
   markServerSession,
-  signoutSettled,
 } from '../../src/auth/server-session';
 import { rewritePlaylist } from '../../src/offline/copy-source';
 import type { DownloadRecord } from '../../src/offline/download-store';
@@ -16,11 +15,13 @@ import {
   copyStatus,
   copyUntil,
   readNote,
+  settleCopy,
   takeEndedMessage,
   untilText,
   writeNote,
 } from '../../src/offline/offline-copy';
-import { SIGNOUT_URL, countRequests, server } from './msw';
+import { signin } from '../../src/api/signin';
+import { SIGNIN_URL, SIGNOUT_URL, countRequests, server } from './msw';
 
 const DAY_MS = 86_400_000;
 const DONE_AT = Date.UTC(2026, 10, 26, 15, 0);
@@ -97,6 +98,19 @@ describe('what the phone says of a copy that went', () => {
   });
 });
 
+describe('a copy gone without the page knowing', () => {
+  it('is said expired past its period (the worker deleted it), else evicted', async () => {
+    // No Cache Storage here: nothing is stored, as after the worker's or the browser's deletion.
+    const storage = memoryStorage();
+    writeNote(storage, { until: DONE_AT });
+    await settleCopy(storage, { loggedIn: false, nowMs: DONE_AT });
+    expect(readNote(storage)).toEqual({ until: DONE_AT, ended: 'expired' });
+    writeNote(storage, { until: DONE_AT });
+    await settleCopy(storage, { loggedIn: true, nowMs: DONE_AT - 1 });
+    expect(readNote(storage)).toEqual({ until: DONE_AT, ended: 'evicted' });
+  });
+});
+
 describe('the copy played from the phone: its playlists name its stored files', () => {
   it('replaces every segment and the init segment, resolved against the playlist', () => {
     const playlist = [
@@ -145,30 +159,48 @@ describe('a signout the server has not heard yet', () => {
     server.use(http.post(SIGNOUT_URL, () => HttpResponse.error(), { once: true }));
     await endServerSession(storage);
     expect(storage.getItem(SERVER_SESSION_KEY)).toBe('ending');
-    // Even a page with a session of its own sends what is owed (a signin replaces the mark).
-    await endPendingSignout(storage, true);
+    await endPendingSignout(storage);
     expect(storage.getItem(SERVER_SESSION_KEY)).toBeNull();
   });
 
-  it('ends a live server session only for a page that has none of its own', async () => {
+  it('stays owed when the answer is not the server ending it (a 429, a 5xx)', async () => {
     const storage = memoryStorage();
-    markServerSession(storage);
+    for (const status of [429, 503]) {
+      server.use(http.post(SIGNOUT_URL, () => new HttpResponse(null, { status }), { once: true }));
+      await endServerSession(storage);
+      expect(storage.getItem(SERVER_SESSION_KEY)).toBe('ending');
+    }
+  });
+
+  it('ends a session the server may hold for this phone; with none known, asks nothing', async () => {
+    const storage = memoryStorage();
     const before = countRequests('POST', SIGNOUT_URL);
-    await endPendingSignout(storage, true);
+    await endPendingSignout(storage);
     expect(countRequests('POST', SIGNOUT_URL)).toBe(before);
-    expect(storage.getItem(SERVER_SESSION_KEY)).toBe('live');
-    await endPendingSignout(storage, false);
+    markServerSession(storage);
+    await endPendingSignout(storage);
     expect(countRequests('POST', SIGNOUT_URL)).toBe(before + 1);
     expect(storage.getItem(SERVER_SESSION_KEY)).toBeNull();
   });
 
-  it('lets a signin wait for a signout on its way, and sends it once', async () => {
+  it("holds a signin until a signout on its way is answered, and marks the signin's session", async () => {
     const storage = memoryStorage();
-    const before = countRequests('POST', SIGNOUT_URL);
-    const first = endServerSession(storage);
-    const second = endServerSession(storage);
-    await signoutSettled();
-    await Promise.all([first, second]);
-    expect(countRequests('POST', SIGNOUT_URL)).toBe(before + 1);
+    let signoutAnswered = false;
+    let signinSawAnswered: boolean | null = null;
+    server.use(
+      http.post(SIGNOUT_URL, async () => {
+        await delay(50);
+        signoutAnswered = true;
+        return new HttpResponse(null, { status: 204 });
+      }),
+      http.post(SIGNIN_URL, () => {
+        signinSawAnswered = signoutAnswered;
+        return HttpResponse.json({ empresa: 'E', nombres: 'N' });
+      }),
+    );
+    void endServerSession(storage);
+    expect(await signin('clave')).toEqual({ kind: 'ok', empresa: 'E', nombres: 'N' });
+    expect(signinSawAnswered).toBe(true);
+    expect(localStorage.getItem(SERVER_SESSION_KEY)).toBe('live');
   });
 });

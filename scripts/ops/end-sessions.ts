@@ -29,6 +29,8 @@ if (!url) {
 }
 
 const redis = createRedis(url);
+// A failure to connect is reported once, below; ioredis would also print each attempt.
+redis.on('error', () => undefined);
 try {
   await redis.connect();
   const ended = await endAllSessions(redis);

@@ -182,6 +182,14 @@ describe('npm run end-sessions', () => {
     await Promise.all([first.close(), second.close()]);
   });
 
+  it('with Redis unreachable says so in one line and fails', () => {
+    const run = endSessions({ REDIS_URL: '/nonexistent/redis.sock' });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^Redis did not answer: /),
+    ]);
+  });
+
   it('without REDIS_URL ends nothing, says so, tells the operator to restart every instance and fails', () => {
     const run = endSessions({});
     expect(run.status).toBe(1);

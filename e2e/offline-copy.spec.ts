@@ -7,7 +7,14 @@
  */
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { cachedUrls, logout, playTo, reloadFromDevice, workerInControl } from './offline';
+import {
+  loginAndDownload,
+  logout,
+  playTo,
+  recordOfAnotherPublish,
+  reloadFromDevice,
+  storedDownload,
+} from './offline';
 import { BASE, E2E_PASSWORD, url } from './site';
 import { expectNoSeriousViolations } from './ui';
 
@@ -22,11 +29,6 @@ test.describe.configure({ timeout: 60_000 });
 const DAY_MS = 86_400_000;
 const OFFLINE_ERRORS = /ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/;
 
-const storedDownload = async (page: Page) =>
-  Object.entries(await cachedUrls(page))
-    .filter(([name]) => name.startsWith('offline-video:'))
-    .flatMap(([, urls]) => urls);
-
 /** "3 de diciembre": the date the page shows, `days` from now, as the browser writes it. */
 const dateIn = (page: Page, days: number) =>
   page.evaluate(
@@ -37,12 +39,7 @@ const dateIn = (page: Page, days: number) =>
 
 /** Logs in, downloads the default choice and waits until it is ready. */
 async function downloaded(page: Page, origin: string) {
-  await page.goto(`${origin}${BASE}/login`);
-  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
-  await workerInControl(page);
-  await page.getByRole('button', { name: /^Descargar para ver sin conexión/ }).click();
-  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+  await loginAndDownload(page, origin);
   await expect(
     page.getByText(`Disponible sin conexión hasta el ${await dateIn(page, 7)}.`),
   ).toBeVisible();
@@ -59,6 +56,19 @@ async function sessionOver(page: Page, origin: string) {
     session.timestamp -= 7200;
     localStorage.setItem('session', JSON.stringify(session));
   });
+}
+
+/**
+ * Signs in on the single-MP4 site; the video as this session's cookie opens it, asked apart from
+ * the page (a 206 while the session lives, a 401 once it is over).
+ */
+async function signedInVideo(page: Page, context: BrowserContext) {
+  await page.goto(url(`${BASE}/login`));
+  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  return () => page.request.get(url('/api/video'), { headers: { cookie, range: 'bytes=0-1' } });
 }
 
 /** Opens the copy from the login, plays it, seeks near its end and sees it end. */
@@ -192,13 +202,7 @@ test('a signout with no signal reaches the server when the link returns: the old
   consoleWatch,
 }) => {
   consoleWatch.allow(OFFLINE_ERRORS);
-  await page.goto(url(`${BASE}/login`));
-  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
-  await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
-  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-  const video = () =>
-    page.request.get(url('/api/video'), { headers: { cookie, range: 'bytes=0-1' } });
+  const video = await signedInVideo(page, context);
   expect((await video()).status()).toBe(206);
 
   await context.setOffline(true);
@@ -214,13 +218,7 @@ test('a page that starts with no session of its own ends the one the server stil
   page,
   context,
 }) => {
-  await page.goto(url(`${BASE}/login`));
-  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
-  await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
-  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-  const video = () =>
-    page.request.get(url('/api/video'), { headers: { cookie, range: 'bytes=0-1' } });
+  const video = await signedInVideo(page, context);
   // The stored session gone some other way (an old one dropped at start, a cleared key).
   await page.evaluate(() => localStorage.removeItem('session'));
   await page.reload();
@@ -233,19 +231,7 @@ test('a copy of an older publish plays on and the screen says a newer one exists
 }) => {
   const origin = process.env.E2E_ADAPTIVE_ORIGIN!;
   await downloaded(page, origin);
-  // The record says another publish's rendition folder, as after a new prepare-video.
-  await page.evaluate(async () => {
-    for (const name of await caches.keys()) {
-      if (!name.startsWith('offline-video:')) continue;
-      const cache = await caches.open(name);
-      for (const request of await cache.keys()) {
-        if (!request.url.endsWith('/offline-download.json')) continue;
-        const record = (await (await cache.match(request))!.json()) as { publish: string };
-        record.publish = '/zzzzzzzz-360p';
-        await cache.put(request, new Response(JSON.stringify(record)));
-      }
-    }
-  });
+  await recordOfAnotherPublish(page);
   await page.reload();
   await expect(
     page.getByText('Hay una versión más nueva del video; la copia guardada es de la anterior.'),

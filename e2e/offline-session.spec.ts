@@ -6,27 +6,17 @@
  */
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { cachedUrls, logout, workerInControl } from './offline';
-import { BASE, E2E_PASSWORD, SESSION_TIMEOUT_MS } from './site';
+import { loginAndDownload, logout, recordOfAnotherPublish, storedDownload } from './offline';
+import { BASE, SESSION_TIMEOUT_MS } from './site';
 
 const SITES = [
   { name: 'the single-MP4 site', origin: () => process.env.E2E_SESSION_COPY_ORIGIN! },
   { name: 'a MEDIA_DIR site', origin: () => process.env.E2E_ADAPTIVE_SESSION_COPY_ORIGIN! },
 ];
 
-const storedDownload = async (page: Page) =>
-  Object.entries(await cachedUrls(page))
-    .filter(([name]) => name.startsWith('offline-video:'))
-    .flatMap(([, urls]) => urls);
-
 /** Logs in, downloads the default choice and waits until it is ready. */
 async function downloaded(page: Page, origin: string) {
-  await page.goto(`${origin}${BASE}/login`);
-  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
-  await page.getByRole('button', { name: 'Ingresar' }).click();
-  await workerInControl(page);
-  await page.getByRole('button', { name: /^Descargar para ver sin conexión/ }).click();
-  await expect(page.getByText('Lista para ver sin conexión')).toBeVisible({ timeout: 20_000 });
+  await loginAndDownload(page, origin);
   const stored = await storedDownload(page);
   expect(stored.some((u) => u.endsWith('/poster.jpg'))).toBe(true);
   expect(stored.some((u) => u.endsWith('/captions.vtt'))).toBe(true);
@@ -100,19 +90,7 @@ for (const site of SITES)
 test('a download of an older publish is deleted and the new one offered', async ({ page }) => {
   const origin = process.env.E2E_ADAPTIVE_SESSION_COPY_ORIGIN!;
   await downloaded(page, origin);
-  // The record says another publish's rendition folder, as after a new prepare-video.
-  await page.evaluate(async () => {
-    for (const name of await caches.keys()) {
-      if (!name.startsWith('offline-video:')) continue;
-      const cache = await caches.open(name);
-      for (const request of await cache.keys()) {
-        if (!request.url.endsWith('/offline-download.json')) continue;
-        const record = (await (await cache.match(request))!.json()) as { publish: string };
-        record.publish = '/zzzzzzzz-360p';
-        await cache.put(request, new Response(JSON.stringify(record)));
-      }
-    }
-  });
+  await recordOfAnotherPublish(page);
   await page.reload();
   await expect(
     page.getByRole('button', { name: /^Descargar para ver sin conexión \(≈ \d+ MB\)$/ }),

@@ -207,3 +207,23 @@ for (const [name, change] of [
       expect(Date.parse((await keptPage(page))?.date ?? '')).toBeGreaterThan(Date.now() - 60_000);
     },
   );
+
+test("a visit to {base}/index.html leaves the worker's copy of the page as the server made it", async ({
+  page,
+}) => {
+  await login(page);
+  await workerInControl(page);
+  const kept = () =>
+    page.evaluate(async (base) => {
+      const copy = await caches.match(`${location.origin}${base}/login`, {
+        cacheName: `pages:${base}`,
+      });
+      return copy ? await copy.text() : null;
+    }, BASE);
+  // The server writes the copy's period on every page; the build's own file has none.
+  await expect.poll(kept).toContain('data-offline-copy-days=');
+  await page.goto(url(`${BASE}/index.html`));
+  await page.goto(url(`${BASE}/login`));
+  await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+  expect(await kept()).toContain('data-offline-copy-days=');
+});

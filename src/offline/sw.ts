@@ -109,7 +109,9 @@ async function pageFor(event: FetchEvent, url: URL): Promise<Response> {
   try {
     const response = await fetch(event.request);
     current.add(event.resultingClientId);
-    event.waitUntil(keepPage(response.clone()));
+    // Only a screen's page: `{base}/index.html` is the build's file as it is, without what the
+    // server writes into the page (the media info, the copy's period).
+    if (screenPaths.has(url.pathname)) event.waitUntil(keepPage(response.clone()));
     return response;
   } catch (error) {
     if (kept) return kept;

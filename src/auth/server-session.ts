@@ -16,9 +16,9 @@ type Mark = 'live' | 'ending';
 
 let sending: Promise<void> | null = null;
 
-/** A signin succeeded: the server holds a session for this phone's cookie. */
-export const markServerSession = (storage: SessionStorage) =>
-  storage.setItem(SERVER_SESSION_KEY, 'live' satisfies Mark);
+/** A signin succeeded: the server holds a session for this phone's cookie, made at this time. */
+export const markServerSession = (storage: SessionStorage, nowMs = Date.now()) =>
+  storage.setItem(SERVER_SESSION_KEY, `${'live' satisfies Mark}:${nowMs}`);
 
 /** A signout with no answer by then is owed still: a signin waits for it no longer. */
 const SIGNOUT_TIMEOUT_MS = 10_000;
@@ -57,9 +57,15 @@ export function endServerSession(storage: SessionStorage): Promise<void> {
  * for a page with no session of its own and no signin on its way (whose new cookie the
  * signout's answer would clear): the caller says so.
  */
-export function endPendingSignout(storage: SessionStorage): Promise<void> {
-  const mark = storage.getItem(SERVER_SESSION_KEY);
-  if (mark === ('ending' satisfies Mark) || mark === ('live' satisfies Mark))
+export function endPendingSignout(
+  storage: SessionStorage,
+  pageStartedMs = performance.timeOrigin,
+): Promise<void> {
+  const [mark, at] = (storage.getItem(SERVER_SESSION_KEY) ?? '').split(':');
+  // A session made by this very page (a press the boot script answered before the app, whose
+  // success the app has yet to take) is not one to end.
+  const before = Number(at) < pageStartedMs;
+  if (mark === ('ending' satisfies Mark) || (mark === ('live' satisfies Mark) && before))
     return endServerSession(storage);
   return Promise.resolve();
 }

@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from 'react';
-import bannerUrl from '../assets/banner.svg';
 import logoUrl from '../assets/logo.svg';
 import { useDocumentTitle } from '../screens/use-document-title';
 import { hasMediaSource } from '../screens/video-player/media-support';
@@ -118,13 +117,6 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
         <h1 className="visually-hidden">
           Capacitación: manejo de silo bolsa, edición 2023 (copia guardada)
         </h1>
-        <img
-          className="banner"
-          src={bannerUrl}
-          alt="Capacitación: manejo de silo bolsa — edición 2023"
-          width={1200}
-          height={200}
-        />
         <div className="player">
           <div className="player__slot">
             {/* The captions come with the copy when it has them. */}

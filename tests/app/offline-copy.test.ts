@@ -172,13 +172,16 @@ describe('a signout the server has not heard yet', () => {
     }
   });
 
-  it('ends a session the server may hold for this phone; with none known, asks nothing', async () => {
+  it('ends a session the server may hold for this phone, not one this page made; with none known, asks nothing', async () => {
     const storage = memoryStorage();
     const before = countRequests('POST', SIGNOUT_URL);
     await endPendingSignout(storage);
     expect(countRequests('POST', SIGNOUT_URL)).toBe(before);
-    markServerSession(storage);
-    await endPendingSignout(storage);
+    markServerSession(storage, 2_000);
+    await endPendingSignout(storage, 1_000);
+    expect(countRequests('POST', SIGNOUT_URL)).toBe(before);
+    expect(storage.getItem(SERVER_SESSION_KEY)).toBe('live:2000');
+    await endPendingSignout(storage, 3_000);
     expect(countRequests('POST', SIGNOUT_URL)).toBe(before + 1);
     expect(storage.getItem(SERVER_SESSION_KEY)).toBeNull();
   });
@@ -201,6 +204,6 @@ describe('a signout the server has not heard yet', () => {
     void endServerSession(storage);
     expect(await signin('clave')).toEqual({ kind: 'ok', empresa: 'E', nombres: 'N' });
     expect(signinSawAnswered).toBe(true);
-    expect(localStorage.getItem(SERVER_SESSION_KEY)).toBe('live');
+    expect(localStorage.getItem(SERVER_SESSION_KEY)).toMatch(/^live:\d+$/);
   });
 });

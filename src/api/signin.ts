@@ -1,6 +1,6 @@
 import { QueryClient, useMutation } from '@tanstack/react-query';
 import { MAX_FIELD_LENGTH } from '../../machines/session';
-import { markServerSession, signoutSettled } from '../auth/server-session';
+import { markServerSession, signoutOwed } from '../auth/server-session';
 import { resilientStorage } from '../auth/storage';
 import { config } from '../config';
 import { timeoutSignal } from './timeout-signal';
@@ -62,7 +62,7 @@ export async function signin(
 ): Promise<SigninResult> {
   let response: Response;
   let text: string;
-  await signoutSettled();
+  await signoutOwed(resilientStorage());
   try {
     response = await fetch(`${config.apiUrl}${SIGNIN_PATH}`, {
       method: 'POST',

@@ -45,23 +45,20 @@ export function useCrossTabSession() {
 }
 
 /**
- * A signout still owed to the server (made with no signal, or a session this page does not
- * have): sent when the page starts and whenever the link comes back, while the page has no
- * session of its own and no signin on its way (whose new cookie the signout would clear; the
- * signin itself ends the server's previous session).
+ * A signout still owed to the server (made with no signal): sent whenever the link comes back,
+ * while the page has no session of its own and no signin on its way (whose new cookie the
+ * signout's answer would clear). At the page's start the boot script sends it (boot.ts).
  */
 export function usePendingSignout() {
   const actorRef = AuthActor.useActorRef();
   useEffect(() => {
     const storage = resilientStorage();
-    const settle = () => {
+    const onOnline = () => {
       const state = actorRef.getSnapshot();
       if (!state.matches('loggedIn') && !state.matches('submitting'))
         void endPendingSignout(storage);
     };
-    // After the login adopted a signin the boot script started (a layout effect).
-    settle();
-    window.addEventListener('online', settle);
-    return () => window.removeEventListener('online', settle);
+    window.addEventListener('online', onOnline);
+    return () => window.removeEventListener('online', onOnline);
   }, [actorRef]);
 }

@@ -71,8 +71,13 @@ export function endPendingSignout(
 }
 
 /**
- * Settles when no signout of this page is on its way (at most SIGNOUT_TIMEOUT_MS): a signin
- * waits for it, since the signout's answer clears the cookie, which by then could be the
- * signin's new one.
+ * What a signin waits for (at most SIGNOUT_TIMEOUT_MS): a signout still owed is sent first, or
+ * the one on its way answered, since the signout's answer clears the cookie, which would by then
+ * be the signin's new one. (One sent by the other bundle, the boot script's, is owed until its
+ * answer: this one then goes too, before the signin.)
  */
-export const signoutSettled = () => sending ?? Promise.resolve();
+export function signoutOwed(storage: SessionStorage): Promise<void> {
+  if (storage.getItem(SERVER_SESSION_KEY) === ('ending' satisfies Mark))
+    return endServerSession(storage);
+  return sending ?? Promise.resolve();
+}

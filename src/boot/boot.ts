@@ -8,6 +8,8 @@
  * does (first-press.ts), so that a press at the first paint already signs in. The whole start: docs/video-start.md.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
+import { endPendingSignout } from '../auth/server-session';
+import { resilientStorage } from '../auth/storage';
 import { LOGIN_FORM_CLASS, answerBeforeApp } from '../screens/login/first-press';
 import { markAdaptive, readMediaInfo } from '../screens/video-player/media-support';
 import { startAhead, startVideo } from '../screens/video-player/video-start';
@@ -78,6 +80,9 @@ const session = parseSession(localStorage.getItem(SESSION_KEY), Date.now());
 if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   // The message is on the screen.
 } else if (!session || !showVideoScreen(`Hola ${session.nombres} / ${session.empresa}`)) {
+  // A signout still owed, or a session the server may hold for this phone without one here:
+  // sent now, before a press can start a signin (which waits for it: server-session.ts).
+  if (!session) void endPendingSignout(resilientStorage());
   startApp();
   // The login answers from its first paint; the video screen's chunk comes beside the signin.
   const form = document.querySelector(`form.${LOGIN_FORM_CLASS}`);

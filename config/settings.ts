@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { MAX_FIELD_LENGTH, SESSION_TIMEOUT_MS } from '../machines/session.js';
+import { MAX_FIELD_LENGTH, SESSION_MAX_AGE_S, SESSION_TIMEOUT_MS } from '../machines/session.js';
 import { CURRENT_FILE, PUBLISHED } from './media-layout.js';
 import { parsePasswordHash } from './password-hash.js';
 
@@ -180,11 +180,12 @@ const SETTINGS = {
     `signs the session cookie; at least ${MIN_SECRET_LENGTH} characters`,
     '(empty: a public development secret)',
   ),
+  // The lifetime's three numbers, which is which and why: machines/session.ts.
   SESSION_TTL_S: setting(
     'server',
-    '7200',
+    String(SESSION_MAX_AGE_S),
     wholeNumber(1, 31 * 24 * 3600),
-    'server session lifetime, from signin',
+    "server session lifetime, from signin (the video's gate, the cookie's `Max-Age`); the spec's 7,200 s by default, see below",
   ),
   SESSION_MAX_COUNT: setting(
     'server',

@@ -111,7 +111,7 @@ export interface Manifest {
   rungs: PublishedRung[];
   fallback: { rung: string; bytes: number };
   captions: 'kept' | 'embedded' | 'stub';
-  /** How many chapters were published from `--chapters` (0: none, no chapters track). */
+  /** How many chapters were published, from `--chapters` or beside the source (0: none, no track). */
   chapters: number;
   /** The first segment's seconds (FIRST_SEGMENT_S); absent in older publishes (SEGMENT_S). */
   firstSegmentS?: number;

@@ -339,7 +339,9 @@ export async function prepareVideo(
   if (check.problems.length && !options.acceptTruncated) throw refuse(sourceArg, check);
   const info = check.problems.length ? { ...probed, durationS: check.playsS } : probed;
   // Checked before minutes of encoding: a wrong line stops here, naming it.
-  const chaptersTrack = options.chapters ? readChapters(options.chapters, info.durationS) : null;
+  const chaptersTrack = options.chapters
+    ? readChapters(options.chapters, info.durationS)
+    : chaptersBeside(source);
   const outDir = resolve(outDirArg);
   mkdirSync(outDir, { recursive: true });
   const now = options.now ?? (() => new Date());
@@ -539,6 +541,20 @@ async function publish(
     chapters: chapters?.count ?? 0,
     firstSegmentS: FIRST_SEGMENT_S,
   };
+}
+
+/**
+ * A ready WebVTT chapters track beside the source (`NAME.chapters.vtt`, as the sample has), used
+ * when no `--chapters` list is given, as the captions beside it are.
+ */
+function chaptersBeside(source: string): { vtt: string; count: number } | null {
+  const file = `${join(dirname(source), basename(source, extname(source)))}.chapters.vtt`;
+  if (!existsSync(file)) return null;
+  const vtt = readFileSync(file, 'utf8');
+  const count = vtt.split('\n').filter((line) => line.includes('-->')).length;
+  if (!/^\uFEFF?WEBVTT\b/.test(vtt) || count === 0)
+    throw new PrepareError(`${file} is not a WebVTT chapters track; nothing was changed.`);
+  return { vtt, count };
 }
 
 /** The operator's chapters file as a WebVTT track; every malformed line named, or it throws. */

@@ -1,5 +1,6 @@
 // `npm start`: installs when node_modules is missing, builds when the build is missing, stale
-// or made with other build-time settings, then runs the server in the foreground.
+// or made with other build-time settings, publishes the sample as adaptive video on the
+// defaults, then runs the server in the foreground.
 // With `--build` it stops before serving: a deploy step or an image's build (docs/production.md).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,16 +12,19 @@ process.chdir(root);
 
 /** The child in the foreground (install, build, then the server); signals go to it. */
 let current = null;
+/** Aborted by a signal while the sample is being published: its ffmpeg stops, nothing is served. */
+const publishing = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     if (current && current.exitCode === null) current.kill(signal);
+    else if (!publishing.signal.aborted) publishing.abort(signal);
     else process.exit(1);
   });
 }
 
-function run(command, args) {
+function run(command, args, env = process.env) {
   return new Promise((resolvePromise) => {
-    current = spawn(command, args, { stdio: 'inherit' });
+    current = spawn(command, args, { stdio: 'inherit', env });
     current.on('exit', (code, signal) => resolvePromise(code ?? (signal ? 1 : 0)));
   });
 }
@@ -56,4 +60,13 @@ if (reason) {
 }
 
 if (process.argv.includes('--build')) process.exit(0);
-process.exit(await run(process.execPath, [SERVER_ENTRY]));
+
+// On the defaults, the sample as adaptive video (scripts/ops/sample-publish.ts).
+const env = { ...process.env };
+const { onSampleDefaults, samplePublish } = await tsImport('./sample-publish.ts', import.meta.url);
+if (onSampleDefaults(env)) {
+  const dir = await samplePublish(root, { signal: publishing.signal });
+  if (publishing.signal.aborted) process.exit(1);
+  if (dir) env.MEDIA_DIR = dir;
+}
+process.exit(await run(process.execPath, [SERVER_ENTRY], env));

@@ -101,3 +101,31 @@ test('a stored session the app refuses shows the login form, not the video scree
   await expect(page.getByText('Su sesión expiró')).toBeVisible();
   await expect(page.locator('video')).toHaveCount(0);
 });
+
+test('a browser that blocks site data (reading localStorage throws) still gets a working login, and the video', async ({
+  page,
+  consoleWatch,
+}) => {
+  // What Chromium does with "Block sites from saving data": the property itself throws.
+  consoleWatch.allow(/localStorage|Access is denied/);
+  await page.addInitScript(() => {
+    Object.defineProperty(window, 'localStorage', {
+      get() {
+        throw new DOMException(
+          "Failed to read the 'localStorage' property from 'Window': Access is denied for this document.",
+          'SecurityError',
+        );
+      },
+    });
+  });
+  await login(page);
+  await expect(page).toHaveURL(url(`${BASE}/VideoPlayer`));
+  const video = page.locator('video');
+  await video.evaluate((element: HTMLVideoElement) => {
+    element.muted = true;
+    return element.play();
+  });
+  await expect
+    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
+    .toBeGreaterThan(0.5);
+});

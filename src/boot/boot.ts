@@ -17,6 +17,8 @@ import { BELOW_FLOOR_ATTRIBUTE, VIDEO_SCREEN_TEMPLATE_ID, readBootConfig } from 
 
 const boot = readBootConfig();
 const info = readMediaInfo();
+// A browser that blocks site data throws on reading localStorage: the login must still work.
+const storage = resilientStorage();
 const adaptive = markAdaptive(info);
 
 let appStarted = false;
@@ -64,7 +66,7 @@ function showVideoScreen(greeting: string): boolean {
   setTimeout(startApp, boot.appWaitMs);
   void startVideo(video, {
     info,
-    storage: localStorage,
+    storage,
     // Asked for by the start once its first two segments are in; what the chunk imports beside it.
     loadAdaptive: () => {
       startApp();
@@ -75,14 +77,14 @@ function showVideoScreen(greeting: string): boolean {
   return true;
 }
 
-const session = parseSession(localStorage.getItem(SESSION_KEY), Date.now());
+const session = parseSession(storage.getItem(SESSION_KEY), Date.now());
 // Below the floor (src/boot/floor.ts said so on the page), nothing would work: start nothing.
 if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   // The message is on the screen.
 } else if (!session || !showVideoScreen(`Hola ${session.nombres} / ${session.empresa}`)) {
   // A signout still owed, or a session the server may hold for this phone without one here:
   // sent now, before a press can start a signin (which waits for it: server-session.ts).
-  if (!session) void endPendingSignout(resilientStorage());
+  if (!session) void endPendingSignout(storage);
   startApp();
   // The login answers from its first paint; the video screen's chunk comes beside the signin.
   const form = document.querySelector(`form.${LOGIN_FORM_CLASS}`);
@@ -90,7 +92,7 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
     answerBeforeApp(
       form,
       () => boot.modules.forEach(preload),
-      () => startAhead(info, localStorage),
+      () => startAhead(info, storage),
     );
   // hls.js, fetched while the visitor types, after the page's load (the login's own bytes come
   // first). Not once "Ingresar" is pressed: it would share the link with the video's first

@@ -81,8 +81,8 @@ async function main(): Promise<number> {
       durationS,
       conditions: conditions(loadBefore),
     };
-    writeReport({ ...report, rows });
-    console.log(`\n${toMarkdown({ ...report, rows })}`);
+    await writeReport({ ...report, rows });
+    console.log(`\n${await toMarkdown({ ...report, rows })}`);
     for (const row of rows) if (row.note) console.log(`- ${row.figure}: ${row.note}`);
     const met = rows.filter((row) => row.met !== false).length;
     console.log(`\n${met}/${rows.length} targets met. Written to reports/bench.json and .md.`);

@@ -4,7 +4,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import { SESSION_KEY, newSession } from '../../machines/session';
 import { CHROMIUM_ARGS, findChromium } from '../test-support/find-chromium.mjs';
 import { signedIn } from '../test-support/test-server';
-import { atEnd, sleep, type Site } from './measure';
+import { atEnd, poll, sleep, type Site } from './measure';
 
 /** A link as DevTools emulates it: latency added to each request (ms), throughput (bytes/s). */
 export const link = (latency: number, downBits: number, upBits: number, share = 1) => ({
@@ -22,15 +22,10 @@ export const SLOW_3G = link(400 * 5, 500e3, 500e3, 0.8);
 export const OFFLINE: Link = { ...link(0, -8, -8), offline: true };
 const CPU_SLOWDOWN = 4;
 
-/** The two sizes of the project's browser tests (playwright.config.ts). */
-const viewport = (width: number, height: number, deviceScaleFactor: number, mobile: boolean) => ({
-  name: `${width}×${height}`,
-  width,
-  height,
-  deviceScaleFactor,
-  mobile,
-});
-export const [PHONE, DESKTOP] = [viewport(390, 844, 3, true), viewport(1280, 800, 1, false)];
+/** The two sizes of the project's browser tests (playwright.config.ts), and their names. */
+export const PHONE = { width: 390, height: 844, deviceScaleFactor: 3, mobile: true };
+export const DESKTOP = { width: 1280, height: 800, deviceScaleFactor: 1, mobile: false };
+export const sizeOf = ({ width, height }: Viewport) => `${width}×${height}`;
 export type Viewport = typeof PHONE;
 
 export const describeConditions = () => ({
@@ -39,13 +34,23 @@ export const describeConditions = () => ({
   network:
     `DevTools Fast 3G (Network.emulateNetworkConditions): ${FAST_3G.latency} ms latency, ` +
     `${(FAST_3G.downloadThroughput * 8) / 1e6} Mbit/s down, ${(FAST_3G.uploadThroughput * 8) / 1e3} kbit/s up, cache disabled`,
-  viewport: `${PHONE.name} @${PHONE.deviceScaleFactor}x, mobile, touch; layout shift also at ${DESKTOP.name}`,
+  viewport: `${sizeOf(PHONE)} @${PHONE.deviceScaleFactor}x, mobile, touch; layout shift also at ${sizeOf(DESKTOP)}`,
 });
 
 export function chromiumPath(): string {
   const path = findChromium();
   if (!path) throw new Error('no Chromium found (set CHROMIUM_PATH or install chromium)');
   return path;
+}
+
+/** Chromium with the project's flags, killed as the measurement behind `signal` ends. */
+export async function launchChrome(signal: AbortSignal, headless: string, onlyOurs = false) {
+  const chrome = await chromeLauncher.launch({
+    ...{ chromePath: chromiumPath(), chromeFlags: [...CHROMIUM_ARGS, headless] },
+    ...{ ignoreDefaultFlags: onlyOurs, logLevel: 'silent' as const },
+  });
+  atEnd(signal, async () => chrome.kill());
+  return chrome;
 }
 
 /** `fn(arg)` as page source; tsx's keepNames wraps inner functions in a `__name` the page lacks. */
@@ -61,13 +66,9 @@ export type Tab = Awaited<ReturnType<Browser['tab']>>;
 /** Chromium, closed when the measurement behind `signal` ends (atEnd in measure.ts). */
 export async function launchBrowser(signal: AbortSignal) {
   // Only our flags: chrome-launcher's defaults (timer throttling and the like) change timings.
-  const chrome = await chromeLauncher.launch({
-    ...{ chromePath: chromiumPath(), chromeFlags: [...CHROMIUM_ARGS, '--headless'] },
-    ...{ ignoreDefaultFlags: true, logLevel: 'silent' as const },
-  });
-  const { port } = chrome;
+  const { port } = await launchChrome(signal, '--headless', true);
   const browser = await CDP({ target: (await CDP.Version({ port })).webSocketDebuggerUrl });
-  atEnd(signal, () => browser.close().finally(() => chrome.kill()));
+  atEnd(signal, () => browser.close());
 
   // A service worker's fetches run in its own target, which a page's conditions do not throttle
   // (puppeteer#4305): once asked, every worker, now and to come, gets `workerLink` before it runs.
@@ -151,17 +152,10 @@ export async function launchBrowser(signal: AbortSignal) {
         if (untilLoad) await loaded;
       },
       /** Polls `fn` every 100 ms until it returns true (true) or `timeoutMs` passes (false). */
-      async waitFor(fn: () => boolean, timeoutMs: number) {
-        for (const giveUpAt = Date.now() + timeoutMs; Date.now() < giveUpAt; await sleep(100))
-          if (await evaluate(fn)) return true;
-        return false;
-      },
+      waitFor: (fn: () => boolean, timeoutMs: number) => poll(() => evaluate(fn), timeoutMs),
       /** Resolves once no request (but media) has been in flight for `ms`, or after `atMostMs`. */
-      async quiet(ms: number, atMostMs: number) {
-        const giveUpAt = Date.now() + atMostMs;
-        while ((inFlight.size || Date.now() - lastChange < ms) && Date.now() < giveUpAt)
-          await sleep(50);
-      },
+      quiet: (ms: number, atMostMs: number) =>
+        poll(() => !inFlight.size && Date.now() - lastChange >= ms, atMostMs, 50),
       async close() {
         if (follow) await throttleWorkers(null);
         await page.close();

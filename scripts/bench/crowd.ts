@@ -1,5 +1,6 @@
 /** A crowd of 100 behind one address, alone and beside a guesser (issue 31): docs/benchmarks.md. */
 import { randomBytes } from 'node:crypto';
+import type { Agent } from 'node:http';
 import { setTimeout as timer } from 'node:timers/promises';
 import { clientConfig } from '../../config/settings';
 import { loadConfig } from '../../server/config';
@@ -23,17 +24,17 @@ function allowed(ms: number) {
   return failures;
 }
 
-/** A browser of its own: a cookie jar, a connection per press, the app's timeout. */
-function browser(username: string) {
+/** A browser of its own: a cookie jar, the app's timeout, a connection per press unless `agent`. */
+export function browser(username: string, agent: Agent | false = false) {
   const jar = new Map<string, string>();
-  return async (origin: string, password: string) => {
-    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  const press = async (origin: string, password: string) => {
     const [device, started] = [jar.has('dev'), performance.now()];
     const answer = await send(`${origin}${SIGNIN_PATH}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+      headers: { 'content-type': 'application/json', ...(jar.size ? { cookie: cookie() } : {}) },
       body: signinBody(username, password),
-      ...{ localAddress: '127.0.0.1', agent: false, timeoutMs: SIGNIN_TIMEOUT_MS },
+      ...{ localAddress: '127.0.0.1', agent, timeoutMs: SIGNIN_TIMEOUT_MS },
     }).catch((): Answer => ({ status: 0, headers: {}, body: '', bytes: 0 }));
     for (const line of answer.headers['set-cookie'] ?? []) {
       const [name = '', ...value] = line.split(';', 1)[0]!.split('=');
@@ -42,6 +43,7 @@ function browser(username: string) {
     const retryMs = Number(answer.headers['retry-after'] ?? 1) * 1000;
     return { status: answer.status, ms: performance.now() - started, device, retryMs };
   };
+  return Object.assign(press, { cookie });
 }
 type Browser = ReturnType<typeof browser>;
 /** `first`: the visitor's first press with the right password; `device`: with its cookie. */

@@ -1,9 +1,7 @@
 /** Lighthouse's mobile preset on the login: three runs, the median Performance run shown. */
-import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { type Result } from 'lighthouse';
-import { CHROMIUM_ARGS } from '../test-support/find-chromium.mjs';
-import { chromiumPath } from './browser';
-import { atEnd, exactly, figure, reading, repeat, runsOf, type Measurement } from './measure';
+import { launchChrome } from './browser';
+import { exactly, figure, reading, repeat, runsOf, type Measurement } from './measure';
 import type { Reading, Site } from './measure';
 
 const RUNS = 3;
@@ -28,11 +26,7 @@ export const lighthouseMeasurement = (site: Site): Measurement<Category> => ({
   async run(signal) {
     const runs = await repeat(RUNS, async () => {
       signal.throwIfAborted(); // timed out: no run after it
-      const chrome = await chromeLauncher.launch({
-        ...{ chromePath: chromiumPath(), chromeFlags: [...CHROMIUM_ARGS, '--headless=new'] },
-        logLevel: 'silent',
-      });
-      atEnd(signal, async () => chrome.kill());
+      const chrome = await launchChrome(signal, '--headless=new');
       const options = { port: chrome.port, logLevel: 'error' as const, onlyCategories: ids };
       const result = await lighthouse(`${site.origin}${site.base}/login`, options);
       chrome.kill();

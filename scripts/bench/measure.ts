@@ -2,6 +2,7 @@
 import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { setTimeout as timer } from 'node:timers/promises';
+import { format } from 'prettier';
 
 /** The site under test; `pid` is the server's (its memory is read), `distDir` its build. */
 export type Site = Record<'origin' | 'base' | 'username' | 'password' | 'distDir', string> & {
@@ -97,7 +98,15 @@ export function median(values: (number | null)[]): number | null {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `unref`: a wait that does not keep the process alive (a bound that may lose its race). */
+export const sleep = (ms: number, unref = false) => timer(ms, null, { ref: !unref });
+/** `step()` every `everyMs` until it gives something truthy or `ms` pass: its last answer. */
+export async function poll<T>(step: () => Promise<T> | T, ms: number, everyMs = 100) {
+  const giveUpAt = Date.now() + ms;
+  let answer = await step();
+  while (!answer && Date.now() < giveUpAt) answer = await sleep(everyMs).then(step);
+  return answer;
+}
 /** `count` runs of `run`, one after the other. */
 export async function repeat<T>(count: number, run: (i: number) => Promise<T>) {
   const runs: T[] = [];
@@ -106,6 +115,11 @@ export async function repeat<T>(count: number, run: (i: number) => Promise<T>) {
 }
 export const seconds = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(2)} s`);
 export const kilobytes = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+/** The p99 of latencies in ms, read in ms; the slowest of times in ms, read in seconds. */
+export const p99Of = (ms: number[]) =>
+  reading(`${quantile(ms, 0.99).toFixed(0)} ms`, quantile(ms, 0.99));
+export const slowest = (ms: number[]) =>
+  reading(seconds(Math.max(...ms)), Math.round(Math.max(...ms) / 100) / 10);
 /** "runs 1.20 s, 1.31 s, -": every run of a figure, for its note. */
 export const runsOf = <T>(values: (T | null)[], format: (value: T) => string) =>
   `runs ${values.map((value) => (value === null ? '-' : format(value))).join(', ')}`;
@@ -117,30 +131,26 @@ export const medianOf = (runs: (number | null)[], format = seconds) => {
 
 export type Report = { date: string; durationS: number; conditions: Record<string, string> };
 
-/** The report as Markdown, its table's columns aligned as Prettier writes them. */
+/** The report as Markdown, its table aligned by Prettier (which checks docs/benchmarks.md). */
 export function toMarkdown({ date, durationS, conditions, rows }: Report & { rows: Row[] }) {
   const mark = (met: boolean | null) => (met === null ? '-' : met ? 'yes' : 'NO');
-  const cells = [
-    ['figure', 'value', 'target', 'met?'],
-    ...rows.map((row) => [row.figure, row.value, row.target, mark(row.met)]),
-  ].map((line) => line.map((cell) => cell.replaceAll('|', '\\|')));
-  const widths = cells[0]!.map((_, i) => Math.max(3, ...cells.map((line) => line[i]!.length)));
-  const line = (parts: string[]) => `| ${parts.map((p, i) => p.padEnd(widths[i]!)).join(' | ')} |`;
-  return [
+  const escape = (text: string) => text.replaceAll('|', '\\|');
+  const line = (cells: string[]) => `| ${cells.map(escape).join(' | ')} |`;
+  const text = [
     `Measured ${date} by \`npm run bench\` (${durationS} s).`,
     '',
-    ...Object.entries(conditions).map(([key, text]) => `- ${key}: ${text.replaceAll('|', '\\|')}`),
+    ...Object.entries(conditions).map(([key, text]) => `- ${key}: ${escape(text)}`),
     '',
-    line(cells[0]!),
-    line(widths.map((width) => '-'.repeat(width))),
-    ...cells.slice(1).map(line),
-    '',
-  ].join('\n');
+    line(['figure', 'value', 'target', 'met?']),
+    line(['---', '---', '---', '---']),
+    ...rows.map((row) => line([row.figure, row.value, row.target, mark(row.met)])),
+  ];
+  return format(text.join('\n'), { parser: 'markdown' });
 }
 
 /** Writes reports/bench.json (for tools) and reports/bench.md (docs/benchmarks.md's results). */
-export function writeReport(report: Report & { rows: Row[] }): void {
+export async function writeReport(report: Report & { rows: Row[] }) {
   mkdirSync('reports', { recursive: true });
   writeFileSync('reports/bench.json', `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync('reports/bench.md', toMarkdown(report));
+  writeFileSync('reports/bench.md', await toMarkdown(report));
 }

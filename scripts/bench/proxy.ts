@@ -8,13 +8,50 @@ import { startProxy, workerPids } from '../ops/nginx';
 import { publishTestClip } from '../test-support/test-clip';
 import { SIGNIN_PATH, send, signedIn } from '../test-support/test-server';
 import { benchSite, bothInstances, floodBoth, twoInstancesOnRedis } from './load';
-import { atEnd, atMost, exactly, figure, quantile, reading, sleep } from './measure';
+import { atEnd, atMost, exactly, figure, p99Of, reading, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 
 /** KILL_AFTER_MS: from both floods' start to the kill (the middle of both). */
 const [VIEWERS, PACE_BITS_PER_S, DURATION_S, KILL_AFTER_MS] = [200, 500_000, 30, 3_000];
 /** The failover's access log (method, path, status, the instances asked; never a cookie). */
 const FAILOVER_LOG = 'reports/bench-proxy-failover-access.log';
+
+/**
+ * The 36 s test clip's publish behind a bench server and nginx, both stopped as the measurement
+ * ends; `segments`: its top rendition's, by the URLs a page asks for (docs/publishing.md).
+ */
+export async function clipBehindProxy(site: Site, name: string, signal: AbortSignal) {
+  const { dir, manifest } = await publishTestClip(36);
+  const env = { MEDIA_DIR: dir, DIST_DIR: site.distDir };
+  const server = await benchSite(site, `server-${name}`, signal, env);
+  const upstreams = [new URL(server.origin).host];
+  const proxy = await startProxy({ upstreams, mediaDir: dir, workers: 'auto' });
+  atEnd(signal, async () => {
+    await proxy.stop();
+    rmSync(dirname(dir), { recursive: true, force: true });
+  });
+  const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
+  const segments = readdirSync(join(dir, manifest.version, rung.dir))
+    .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
+    .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
+  return { dir, server, proxy, segments };
+}
+
+/** GETs over keep-alive (nginx's certificate is self-signed); status 0: no answer in time. */
+export function client(origin: string, maxSockets: number) {
+  const options = { keepAlive: true, maxSockets, rejectUnauthorized: false };
+  const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
+  const get = (path: string, headers = {}) =>
+    send(`${origin}${path}`, { agent, headers }).catch(() => ({ status: 0, bytes: 0 }));
+  /** `get`, its time added to `into` if it answers 200. */
+  const timed = async (into: number[], path: string, headers = {}) => {
+    const started = performance.now();
+    const answer = await get(path, headers);
+    if (answer.status === 200) into.push(performance.now() - started);
+    return answer;
+  };
+  return { agent, get, timed };
+}
 
 /** utime + stime of the processes, in seconds (a process that is gone counts 0). */
 const cpuSeconds = (pids: number[]) =>
@@ -32,10 +69,7 @@ type Paths = { login: string; segments: string[] };
 // Viewers arriving over 6 s fetch `segments` in turn at PACE_BITS_PER_S (a failure again a second
 // later), the login every 100 ms, for DURATION_S: the CPU of `pids` per GB served, login p99.
 async function watch({ origin, cookie, pids, login, segments }: Watched) {
-  const options = { keepAlive: true, maxSockets: VIEWERS + 4, rejectUnauthorized: false };
-  const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
-  const get = (path: string, headers = {}) =>
-    send(`${origin}${path}`, { agent, headers }).catch(() => ({ status: 0, bytes: 0 }));
+  const { agent, get, timed } = client(origin, VIEWERS + 4);
   const [cpuBefore, end] = [cpuSeconds(pids()), Date.now() + DURATION_S * 1000];
   const latencies: number[] = [];
   let [bytes, failed] = [0, 0];
@@ -50,21 +84,14 @@ async function watch({ origin, cookie, pids, login, segments }: Watched) {
     }
   };
   const probe = async () => {
-    for (; Date.now() < end; await sleep(100)) {
-      const started = performance.now();
-      if ((await get(login)).status === 200) latencies.push(performance.now() - started);
-      else failed += 1;
-    }
+    for (; Date.now() < end; await sleep(100))
+      if ((await timed(latencies, login)).status !== 200) failed += 1;
   };
   await Promise.all([probe(), ...Array.from({ length: VIEWERS }, (_, i) => viewer(i))]);
   const perGb = bytes ? (cpuSeconds(pids()) - cpuBefore) / (bytes / 1e9) : null;
   agent.destroy();
-  const p99 = quantile(latencies, 0.99);
-  return {
-    failed,
-    cpu: { value: perGb === null ? 'no bytes' : `${perGb.toFixed(2)} s/GB`, measured: perGb },
-    page: { value: `${p99.toFixed(0)} ms`, measured: p99 },
-  };
+  const cpu = reading(perGb === null ? 'no bytes' : `${perGb.toFixed(2)} s/GB`, perGb);
+  return { failed, cpu, page: p99Of(latencies) };
 }
 
 // nginx's access log: requests passed on to the other instance, and failed signins (from 400 on
@@ -125,20 +152,7 @@ export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> 
   timeoutMs: 300_000,
   figures: FIGURES,
   async run(signal) {
-    const { dir, manifest } = await publishTestClip(36);
-    const env = { MEDIA_DIR: dir, DIST_DIR: site.distDir };
-    const server = await benchSite(site, 'server-proxy', signal, env);
-    const upstreams = [new URL(server.origin).host];
-    const proxy = await startProxy({ upstreams, mediaDir: dir, workers: 'auto' });
-    atEnd(signal, async () => {
-      await proxy.stop();
-      rmSync(dirname(dir), { recursive: true, force: true });
-    });
-    // The top rendition's segments, by the URLs a page asks for (docs/publishing.md).
-    const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
-    const segments = readdirSync(join(dir, manifest.version, rung.dir))
-      .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
-      .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
+    const { dir, server, proxy, segments } = await clipBehindProxy(site, 'proxy', signal);
     const login = () => signedIn(server).catch(() => signedIn(server));
     const paths = { login: `${site.base}/login`, segments };
     // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.

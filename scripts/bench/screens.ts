@@ -1,7 +1,7 @@
 /** The login's paints, both screens' layout shift at two sizes, a bare page's FCP (docs). */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DESKTOP, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
+import { DESKTOP, PHONE, launchBrowser, returningVisitor, sizeOf, videoScreen } from './browser';
 import type { Viewport, Visitor } from './browser';
 import { atEnd, atMost, exactly, figure, medianOf, reading, seconds } from './measure';
 import type { Measurement, Site } from './measure';
@@ -46,11 +46,11 @@ const noShift = exactly(0);
 const FIGURES = {
   fcp: figure('Login FCP (4× CPU, Fast 3G)', atMost(800, seconds)),
   lcp: figure('Login LCP (4× CPU, Fast 3G)', atMost(1000, seconds)),
-  loginShift: figure(`Login CLS, ${PHONE.name}`, noShift),
-  loginShiftDesktop: figure(`Login CLS, ${DESKTOP.name}`, noShift),
+  loginShift: figure(`Login CLS, ${sizeOf(PHONE)}`, noShift),
+  loginShiftDesktop: figure(`Login CLS, ${sizeOf(DESKTOP)}`, noShift),
   bareFcp: figure('Bare page FCP, same conditions'),
-  video: figure(`VideoPlayer CLS, returning visitor, ${PHONE.name}`, noShift),
-  videoDesktop: figure(`VideoPlayer CLS, returning visitor, ${DESKTOP.name}`, noShift),
+  video: figure(`VideoPlayer CLS, returning visitor, ${sizeOf(PHONE)}`, noShift),
+  videoDesktop: figure(`VideoPlayer CLS, returning visitor, ${sizeOf(DESKTOP)}`, noShift),
 };
 
 export const screensMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({

@@ -4,24 +4,16 @@
  */
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { Agent as HttpsAgent } from 'node:https';
-import { dirname, join } from 'node:path';
-import { readdirSync, rmSync } from 'node:fs';
-import { RUNG_FILE_PATTERN } from '../../config/media-layout';
-import { startProxy } from '../ops/nginx';
-import { publishTestClip } from '../test-support/test-clip';
-import { clientConfig } from '../../config/settings';
-import { SIGNIN_PATH, send, signinBody } from '../test-support/test-server';
-import { benchSite } from './load';
-import { atEnd, atMost, exactly, figure, quantile, reading, seconds, sleep } from './measure';
+import { SIGNIN_PATH } from '../test-support/test-server';
+import { browser } from './crowd';
+import { client, clipBehindProxy } from './proxy';
+import { atEnd, atMost, exactly, figure, p99Of, reading, sleep, slowest } from './measure';
 import type { Measurement, Site } from './measure';
 
 /** Each slow client sends a byte every DRIP_MS; the visitors watch for WATCH_S. */
 const [SLOW_HEADERS, SLOW_BODIES, VISITORS, DRIP_MS, WATCH_S] = [300, 300, 20, 5_000, 45];
 /** The attacker's address; the visitors come from 127.0.0.1. */
 const SLOW_FROM = '127.0.0.2';
-/** The app's own wait for a signin's answer (src/api/signin.ts). */
-const SIGNIN_TIMEOUT_MS = clientConfig(process.env).signinTimeoutMs;
 /** A slow client still open this long after its start was never cut. */
 const GIVE_UP_MS = 90_000;
 
@@ -34,11 +26,7 @@ function slowClient(port: number, kind: 'headers' | 'body'): Promise<Slow> {
       socket: connect({ host: '127.0.0.1', port, localAddress: SLOW_FROM }),
       rejectUnauthorized: false,
     });
-    let [started, status, drip] = [
-      0,
-      null as number | null,
-      undefined as NodeJS.Timeout | undefined,
-    ];
+    let [started, status, drip]: [number, number | null, NodeJS.Timeout?] = [0, null];
     const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
     socket.on('error', () => undefined);
     socket.once('secureConnect', () => {
@@ -62,14 +50,15 @@ function slowClient(port: number, kind: 'headers' | 'body'): Promise<Slow> {
   });
 }
 
+const s = (n: number) => `${n} s`;
 const FIGURES = {
   headers: figure(
     `${SLOW_HEADERS} slow headers from one address: cut after, at most`,
-    atMost(11, (s) => `${s} s`),
+    atMost(11, s),
   ),
   bodies: figure(
     `${SLOW_BODIES} slow signin bodies from it: cut after, at most (408)`,
-    atMost(32, (s) => `${s} s`),
+    atMost(32, s),
   ),
   refused: figure('Of those bodies, refused at once (429, over 200 in progress per address)'),
   visitors: figure(
@@ -86,30 +75,9 @@ export const slowClientsMeasurement = (site: Site): Measurement<keyof typeof FIG
   timeoutMs: 240_000,
   figures: FIGURES,
   async run(signal) {
-    const { dir, manifest } = await publishTestClip(36);
-    const server = await benchSite(site, 'server-slow', signal, {
-      MEDIA_DIR: dir,
-      DIST_DIR: site.distDir,
-    });
-    const proxy = await startProxy({
-      upstreams: [new URL(server.origin).host],
-      mediaDir: dir,
-      workers: 'auto',
-    });
-    const agent = new HttpsAgent({
-      rejectUnauthorized: false,
-      keepAlive: true,
-      maxSockets: VISITORS * 2,
-    });
-    atEnd(signal, async () => {
-      agent.destroy();
-      await proxy.stop();
-      rmSync(dirname(dir), { recursive: true, force: true });
-    });
-    const rung = manifest.rungs.reduce((top, each) => (each.height > top.height ? each : top));
-    const segments = readdirSync(join(dir, manifest.version, rung.dir))
-      .filter((name) => RUNG_FILE_PATTERN.test(name) && name.endsWith('.m4s'))
-      .map((name) => `/api/video/hls/${manifest.version}/${rung.dir}/${name}`);
+    const { proxy, segments } = await clipBehindProxy(site, 'slow', signal);
+    const { agent, timed } = client(proxy.origin, VISITORS * 2);
+    atEnd(signal, async () => void agent.destroy());
 
     const slow = [
       ...Array.from({ length: SLOW_HEADERS }, () => slowClient(proxy.port, 'headers')),
@@ -121,33 +89,19 @@ export const slowClientsMeasurement = (site: Site): Measurement<keyof typeof FIG
     const [pageMs, segmentMs, signinMs] = [[] as number[], [] as number[], [] as number[]];
     const failures: string[] = [];
     const fail = (what: string, status: number) => failures.push(`${what} ${status}`);
-    const get = (path: string, cookie = '') =>
-      send(`${proxy.origin}${path}`, { agent, headers: { cookie } }).catch(() => ({ status: 0 }));
     const visitor = async (index: number) => {
       // One arrival a second, each waiting for its signin as long as the app does.
       await sleep(index * 1_000);
-      const started = performance.now();
-      const signin = await send(`${proxy.origin}${SIGNIN_PATH}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: signinBody(site.username, site.password),
-        ...{ agent, timeoutMs: SIGNIN_TIMEOUT_MS },
-      }).catch(() => ({ status: 0, headers: {} as Record<string, string[] | undefined> }));
+      const press = browser(site.username, agent);
+      const signin = await press(proxy.origin, site.password);
       if (signin.status !== 200) return fail('signin', signin.status);
-      signinMs.push(performance.now() - started);
-      const cookie = (signin.headers['set-cookie'] ?? [])
-        .map((line) => line.split(';')[0])
-        .join('; ');
-      for (let next = 0; Date.now() < end; next += 1) {
-        let started = performance.now();
-        const page = await get(`${site.base}/login`);
-        if (page.status === 200) pageMs.push(performance.now() - started);
-        else fail('page', page.status);
-        started = performance.now();
-        const segment = await get(segments[next % segments.length]!, cookie);
-        if (segment.status === 200) segmentMs.push(performance.now() - started);
-        else fail('segment', segment.status);
-        await sleep(1_000);
+      signinMs.push(signin.ms);
+      const cookie = press.cookie();
+      for (let next = 0; Date.now() < end; next += 1, await sleep(1_000)) {
+        const page = await timed(pageMs, `${site.base}/login`);
+        if (page.status !== 200) fail('page', page.status);
+        const segment = await timed(segmentMs, segments[next % segments.length]!, { cookie });
+        if (segment.status !== 200) fail('segment', segment.status);
       }
     };
     await Promise.all(Array.from({ length: VISITORS }, (_, index) => visitor(index)));
@@ -156,14 +110,13 @@ export const slowClientsMeasurement = (site: Site): Measurement<keyof typeof FIG
     const bodies = outcomes.slice(SLOW_HEADERS).filter((each) => each.status !== 429);
     const cutMax = (list: Slow[]) => {
       const never = list.filter((each) => each.cutMs === null).length;
-      const max = Math.max(...list.map((each) => each.cutMs ?? 0));
+      const [max, answers] = [
+        slowest(list.map((each) => each.cutMs ?? 0)),
+        new Set(list.map((each) => each.status ?? 'none')),
+      ];
       return never
         ? reading(`${never} never cut`, null)
-        : reading(
-            seconds(max),
-            Math.round(max / 100) / 10,
-            `answers: ${[...new Set(list.map((each) => each.status ?? 'none'))].join(', ')}`,
-          );
+        : { ...max, note: `answers: ${[...answers].join(', ')}` };
     };
     const refused = SLOW_BODIES - bodies.length;
     return {
@@ -175,9 +128,7 @@ export const slowClientsMeasurement = (site: Site): Measurement<keyof typeof FIG
         failures.length,
         failures.length ? `status 0: no answer in time; ${failures.join(', ')}` : undefined,
       ),
-      signin: reading(seconds(Math.max(...signinMs)), Math.max(...signinMs) / 1000),
-      page: reading(`${quantile(pageMs, 0.99).toFixed(0)} ms`, quantile(pageMs, 0.99)),
-      segment: reading(seconds(Math.max(...segmentMs)), Math.max(...segmentMs) / 1000),
+      ...{ signin: slowest(signinMs), page: p99Of(pageMs), segment: slowest(segmentMs) },
     };
   },
 });

@@ -7,7 +7,7 @@ import { firstFragmentBytes } from '../ops/fragments';
 import { mediaSite } from './adaptive';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
 import type { Browser, Link, Tab } from './browser';
-import { REFERENCE, atMost, kilobytes, median, seconds, sleep } from './measure';
+import { REFERENCE, atMost, kilobytes, median, poll, seconds, sleep } from './measure';
 import type { Figure, Measurement, Reading, Site } from './measure';
 import { watchVideo } from './watch-video';
 
@@ -40,15 +40,9 @@ function startBytes(folder: string, manifest: Manifest): number {
  * answer's length on the wire shared out by its chunks).
  */
 async function visit(browser: Browser, link: Link, before?: Tab, workers = false) {
-  const tab = await browser.tab(PHONE, {
-    link,
-    slowCpu: false,
-    cache: !!before,
-    contextId: before?.contextId,
-    workers,
-  });
-  const watch = await watchVideo(tab, 'loadstart');
-  const requests = trackRequests(tab);
+  const options = { link, slowCpu: false, cache: !!before, contextId: before?.contextId, workers };
+  const tab = await browser.tab(PHONE, options);
+  const [watch, requests] = [await watchVideo(tab, 'loadstart'), trackRequests(tab)];
   const signin = () =>
     requests.all().find((r) => r.method === 'POST' && r.url.endsWith(SIGNIN_PATH));
   const end = async () => {
@@ -69,38 +63,40 @@ async function visit(browser: Browser, link: Link, before?: Tab, workers = false
   return { tab, signinLeft: () => !!signin(), end };
 }
 
+/** In the page: now, and the centre of "Ingresar" if it is there. */
+function ingresar() {
+  const button = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Ingresar');
+  const box = button?.getBoundingClientRect();
+  return box && { now: performance.now(), x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
 /** A new visitor types the password at the login's first paint and presses after `typingMs`. */
 async function firstVisit(browser: Browser, site: Site, link: Link, typingMs: number) {
   const { tab, signinLeft, end } = await visit(browser, link);
   try {
     await tab.navigate(`${site.origin}${site.base}/login`, false);
     const fcp = () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime;
-    let paint: number | undefined;
-    for (const giveUp = Date.now() + WAIT_MS; !paint && Date.now() < giveUp; await sleep(20))
-      paint = await tab.evaluate(fcp);
+    const paint = await poll(() => tab.evaluate(fcp), WAIT_MS, 20);
     await tab.evaluate(() => document.querySelector<HTMLElement>('input[type=password]')?.focus());
     await tab.cdp.Input.insertText({ text: site.password });
     await sleep(typingMs);
     // "Ingresar" pressed at its centre (a mouse press and release) every 50 ms until the signin leaves.
     let pressed: number | undefined;
-    for (
-      const giveUp = Date.now() + WAIT_MS;
-      !signinLeft() && Date.now() < giveUp;
-      await sleep(50)
-    ) {
-      const button = await tab.evaluate(() => {
-        const box = [...document.querySelectorAll('button')]
-          .find((b) => b.textContent === 'Ingresar')
-          ?.getBoundingClientRect();
-        return (
-          box && { now: performance.now(), x: box.x + box.width / 2, y: box.y + box.height / 2 }
-        );
-      });
-      if (!button) continue;
-      pressed ??= button.now;
+    const press = async () => {
+      if (signinLeft()) return true;
+      const button = await tab.evaluate(ingresar);
+      pressed ??= button?.now;
       for (const type of ['mousePressed', 'mouseReleased'] as const)
-        await tab.cdp.Input.dispatchMouseEvent({ ...button, type, button: 'left', clickCount: 1 });
-    }
+        if (button)
+          await tab.cdp.Input.dispatchMouseEvent({
+            ...button,
+            type,
+            button: 'left',
+            clickCount: 1,
+          });
+      return false;
+    };
+    await poll(press, WAIT_MS, 50);
     const { frame, signin, html, bytes } = await end();
     if (!paint || !pressed || !frame || !signin)
       throw new Error('no paint, press, signin or frame');
@@ -230,16 +226,9 @@ const JOURNEY_MS = 4 * WAIT_MS;
  * (browser.ts now bounds the wait for each worker). The second try is said in the log.
  */
 async function once<T>(journey: () => Promise<T>): Promise<T> {
-  const bounded = async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const stuck = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no end after ${JOURNEY_MS / 1000} s`)),
-        JOURNEY_MS,
-      );
-    });
-    return Promise.race([journey(), stuck]).finally(() => clearTimeout(timer));
-  };
+  const stuck = () => new Error(`no end after ${JOURNEY_MS / 1000} s`);
+  const bounded = () =>
+    Promise.race([journey(), sleep(JOURNEY_MS, true).then(() => Promise.reject(stuck()))]);
   try {
     return await bounded();
   } catch (error) {

@@ -2,7 +2,8 @@
 import { mediaSite } from './adaptive';
 import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
 import type { Browser, Link, Visitor } from './browser';
-import { atMost, figure, kilobytes, medianOf, reading, repeat, seconds, sleep } from './measure';
+import { atMost, figure, kilobytes, medianOf, poll, reading, repeat } from './measure';
+import { seconds, sleep } from './measure';
 import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
@@ -76,8 +77,7 @@ export const offlineMeasurement = (site: Site): Measurement<keyof typeof FIGURES
     const tab = await browser.tab(PHONE, { slowCpu: false, cache: true, workers: true });
     await visitor(tab, url);
     await tab.navigate(url);
-    let label: string | null = null;
-    for (let i = 0; !label && i < 600; i += 1, await sleep(100)) label = await tab.evaluate(offer);
+    const label = await poll(() => tab.evaluate(offer), 60_000);
     if (!label) throw new Error('no download offered in 60 s');
     const started = Date.now();
     const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');

@@ -22,6 +22,7 @@ function answerFor(steps: PlainStep[], index: number): PathEvent['type'] | 'held
 
 class Visitor {
   private held: Route[] = [];
+  private other: Promise<Page> | undefined;
   constructor(
     private readonly context: BrowserContext,
     readonly page: Page,
@@ -30,20 +31,23 @@ class Visitor {
   async start(path: PlainPath) {
     // Time stands still until the app has read the stored session: a fresh session is one
     // second from the 7,200 s limit, and loading the page takes longer than that.
-    await this.page.clock.install({ time: path.nowMs - 10_000 });
-    await this.page.clock.pauseAt(path.nowMs);
-    await this.page.addInitScript((seed) => {
-      // Only on the first load: the seed is what storage held before the app ever ran.
-      if (seed !== null && !sessionStorage.getItem('e2e-seeded')) {
-        localStorage.setItem('session', seed);
-        sessionStorage.setItem('e2e-seeded', '1');
-      }
-    }, path.seed);
-    if (path.steps[0]?.state === 'loggedIn') {
+    const page = this.page;
+    await Promise.all([
+      (async () => {
+        await page.clock.install({ time: path.nowMs - 10_000 });
+        await page.clock.pauseAt(path.nowMs);
+        await page.addInitScript((seed) => {
+          // Only on the first load: the seed is what storage held before the app ever ran.
+          if (seed !== null && !sessionStorage.getItem('e2e-seeded')) {
+            localStorage.setItem('session', seed);
+            sessionStorage.setItem('e2e-seeded', '1');
+          }
+        }, path.seed);
+      })(),
       // A fresh stored session comes from a login in this browser, which also opened a server
       // session: without one the server would rightly refuse the video at once.
-      await this.signInOnServer();
-    }
+      path.steps[0]?.state === 'loggedIn' ? this.signInOnServer() : null,
+    ]);
     await this.page.goto(url(`${BASE}/login`));
     await this.page.waitForFunction(
       () =>
@@ -87,18 +91,28 @@ class Visitor {
     expect(response.status()).toBe(200);
   }
 
-  /** Another tab of the same browser logs in or out: it writes local storage, this tab hears. */
+  /**
+   * Another tab of the same browser logs in or out: it writes local storage, this tab hears.
+   * The tab is opened once, while the server is asked, and kept for the path's later steps.
+   */
   async otherTab(value: string | null) {
-    if (value === null) await this.context.request.post(url('/api/users/signout'));
-    else await this.signInOnServer();
-    const other = await this.context.newPage();
-    // Any page of the same origin shares local storage; one without the app keeps it quiet.
-    await other.goto(url('/api/e2e-other-tab'));
+    this.other ??= this.openOtherTab();
+    await Promise.all([
+      value === null ? this.context.request.post(url('/api/users/signout')) : this.signInOnServer(),
+      this.other,
+    ]);
+    const other = await this.other;
     await other.evaluate((v) => {
       if (v === null) localStorage.removeItem('session');
       else localStorage.setItem('session', v);
     }, value);
-    await other.close();
+  }
+
+  private async openOtherTab() {
+    const other = await this.context.newPage();
+    // Any page of the same origin shares local storage; one without the app keeps it quiet.
+    await other.goto(url('/api/e2e-other-tab'));
+    return other;
   }
 
   /** The server ends the session (a restart, say); then the visitor presses play. */
@@ -118,41 +132,60 @@ class Visitor {
   }
 }
 
+/**
+ * Waits for every check at once and throws the first failure: each is a web-first assertion
+ * that retries on its own, so together they take the time of the slowest, not of their sum.
+ */
+async function all(checks: (Promise<unknown> | null)[]) {
+  const failed = (await Promise.allSettled(checks)).find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 async function checkScreen(page: Page, step: PlainStep, expected: Expected) {
   const { state, context } = step;
-  if (state === 'loggedIn') {
-    await expect(page).toHaveURL(url(`${BASE}/VideoPlayer`));
-    // The pointer may rest where "Cerrar sesion" was clicked; the greeting shows without hover.
-    await page.mouse.move(1, page.viewportSize()!.height - 1);
-    const session = expected.stored!;
-    await expect(
-      page.getByRole('button', { name: `Hola ${session.nombres} / ${session.empresa}` }),
-    ).toBeVisible();
-    await expect(page.locator('video')).toBeVisible();
-  } else {
-    await expect(page).toHaveURL(url(`${BASE}/login`));
-    await expect(page.getByLabel('Contraseña')).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Ingresar' })).toBeVisible();
-  }
   const loading = page.getByText(MESSAGES.loading, { exact: true });
-  if (state === 'submitting') await expectRed(loading);
-  else await expect(loading).toHaveCount(0);
-
   const errorText =
     state === 'error' && context.error
       ? context.error === 'rateLimited'
         ? MESSAGES.rateLimited
         : MESSAGES[context.error]
       : null;
-  for (const [key, text] of Object.entries(MESSAGES)) {
-    if (key === 'loading' || key === 'expired') continue;
-    const message = page.getByText(text);
-    if (text === errorText) await expectRed(message);
-    else await expect(message).toHaveCount(0);
-  }
   const expiredNotice = page.getByText(MESSAGES.expired);
-  if (state === 'expired') await expect(expiredNotice).toBeVisible();
-  else await expect(expiredNotice).toHaveCount(0);
+
+  // First what the screen must show: once all of it is there, the screen has settled.
+  if (state === 'loggedIn') {
+    // The pointer may rest where "Cerrar sesion" was clicked; the greeting shows without hover.
+    await page.mouse.move(1, page.viewportSize()!.height - 1);
+    const session = expected.stored!;
+    await all([
+      expect(page).toHaveURL(url(`${BASE}/VideoPlayer`)),
+      expect(
+        page.getByRole('button', { name: `Hola ${session.nombres} / ${session.empresa}` }),
+      ).toBeVisible(),
+      expect(page.locator('video')).toBeVisible(),
+    ]);
+  } else {
+    await all([
+      expect(page).toHaveURL(url(`${BASE}/login`)),
+      expect(page.getByLabel('Contraseña')).toBeVisible(),
+      expect(page.getByRole('button', { name: 'Ingresar' })).toBeVisible(),
+      state === 'submitting' ? expectRed(loading) : null,
+      errorText === null ? null : expectRed(page.getByText(errorText)),
+      state === 'expired' ? expect(expiredNotice).toBeVisible() : null,
+    ]);
+  }
+
+  // Then what it must not show, each message but the one expected: one locator for all of them,
+  // so that the check waits until none is left.
+  const absent = [
+    state === 'submitting' ? null : loading,
+    ...Object.entries(MESSAGES)
+      .filter(([key, text]) => key !== 'loading' && key !== 'expired' && text !== errorText)
+      .map(([, text]) => page.getByText(text)),
+    state === 'expired' ? null : expiredNotice,
+  ].filter((locator) => locator !== null);
+  const unwanted = absent.reduce((union, locator) => union.or(locator));
+  await expect(unwanted, 'a message this state does not show').toHaveCount(0);
 }
 
 async function checkStorage(page: Page, expected: Expected) {

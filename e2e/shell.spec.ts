@@ -129,3 +129,61 @@ test('a browser that blocks site data (reading localStorage throws) still gets a
     .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
     .toBeGreaterThan(0.5);
 });
+
+declare global {
+  interface Window {
+    __frames?: string[];
+  }
+}
+
+/** Runs in the page: what #root shows at each frame, from the first one, with repeats dropped. */
+function recordFrames() {
+  const frames: string[] = (window.__frames = []);
+  const seen = () => {
+    const root = document.getElementById('root');
+    if (!root) return 'no root yet';
+    if (root.querySelector('video')) return 'video screen';
+    if (root.querySelector('main.login form')) return 'login';
+    if (root.textContent?.includes('Cargando el video')) return 'loading message';
+    return root.children.length ? `other: ${root.innerHTML.slice(0, 80)}` : 'empty';
+  };
+  const frame = () => {
+    const now = seen();
+    // Before #root is parsed the page is its background: nothing of either screen yet.
+    if (frames.at(-1) !== now && now !== 'no root yet') frames.push(now);
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+
+test('from the press to the video screen every frame shows the login or the video screen: no empty page, no loading page', async ({
+  page,
+}) => {
+  // The video screen's chunk comes after the signin's answer, as on a slow link.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/assets\/video-player-screen-[^/]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const signedIn = page.waitForResponse(/\/api\/users\/signin$/);
+  await page.addInitScript(recordFrames);
+  await login(page);
+  await signedIn;
+  // Long enough for several frames with the answer in and the chunk still out.
+  await page.waitForTimeout(500);
+  release();
+  await expect(page.locator('video')).toBeVisible();
+  expect(await page.evaluate(() => window.__frames)).toEqual(['login', 'video screen']);
+});
+
+test("a returning visitor's first painted frame is the video screen, never the login", async ({
+  page,
+}) => {
+  await login(page);
+  await expect(page.locator('video')).toBeVisible();
+  await page.addInitScript(recordFrames);
+  await page.reload();
+  await expect(page.locator('video')).toBeVisible();
+  expect(await page.evaluate(() => window.__frames)).toEqual(['video screen']);
+});

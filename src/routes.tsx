@@ -1,9 +1,10 @@
-import type { ReactNode } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { useEffect, type ReactNode } from 'react';
+import { Navigate, Route, Routes, useNavigate } from 'react-router';
 import { createActor } from 'xstate';
 import type { AuthMachine } from '../machines/auth-machine';
 import { SCREEN_PATHS } from '../config/paths';
 import { useIsLoggedIn } from './auth/auth-provider';
+import { useChunks } from './chunks';
 import { config } from './config';
 import { LoginScreen } from './screens/login/login-screen';
 import { VideoPlayerRoute } from './screens/video-player/video-player-route';
@@ -18,9 +19,26 @@ function RequireSession({ children }: { children: ReactNode }) {
   return useIsLoggedIn() ? children : <Navigate to={PATHS.login} replace />;
 }
 
-/** A logged-in visitor has nothing to do on the login screen. */
+/**
+ * A logged-in visitor has nothing to do on the login screen. It stays, saying "Cargando...",
+ * until the video screen's chunk is here (or failed, which the video route then says): a
+ * `<Navigate>` would paint an empty page, and the route the lazy screen's fallback.
+ */
 function RedirectWhenLoggedIn({ children }: { children: ReactNode }) {
-  return useIsLoggedIn() ? <Navigate to={PATHS.video} replace /> : children;
+  const loggedIn = useIsLoggedIn();
+  const navigate = useNavigate();
+  const chunk = useChunks().videoPlayer;
+  useEffect(() => {
+    if (!loggedIn) return;
+    let current = true;
+    const go = () => current && void navigate(PATHS.video, { replace: true });
+    if (chunk.loaded()) go();
+    else chunk.load().then(go, go);
+    return () => {
+      current = false;
+    };
+  }, [loggedIn, navigate, chunk]);
+  return children;
 }
 
 /**

@@ -135,12 +135,15 @@ export function prerenderPlugin(): Plugin {
           title: screens.videoTitle,
           appWaitMs: APP_WAIT_MS,
         };
+        // #root right before the scripts: a returning visitor's login is replaced before any
+        // paint, with nothing left to parse in between (the template came after it and the
+        // login was painted first).
         const body = [
-          `<div id="root">${screens.login}</div>`,
           `<template id="${VIDEO_SCREEN_TEMPLATE_ID}">${screens.video}</template>`,
           `<script type="application/json" id="${BOOT_CONFIG_ID}">${json(boot)}</script>`,
           // The server writes what it has published here (server/routes/site.ts).
           MEDIA_INFO_ELEMENT,
+          `<div id="root">${screens.login}</div>`,
           `<script>${floor}</script>`,
           `<script>${script}</script>`,
         ].join('\n    ');

@@ -60,6 +60,47 @@ describe('the lazy VideoPlayer chunk', () => {
     expect(loader).toHaveBeenCalledTimes(1);
   });
 
+  it('after the signin the login stays, saying "Cargando...", until the screen is here: no loading page', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const loader = vi.fn(() => held.then(importScreen));
+    const { user } = renderApp({
+      chunks: createAppChunks(loader),
+      handlers: [
+        http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })),
+      ],
+    });
+    await user.type(screen.getByLabelText('Contraseña'), 'silobolsa2023');
+    await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+    // Signed in (the session is stored), the chunk still out: the login, loading.
+    await waitFor(() => expect(localStorage.getItem('session')).not.toBeNull());
+    await act(() => new Promise((wait) => setTimeout(wait, 50)));
+    expect(screen.getByLabelText('Contraseña')).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent('Cargando...');
+    expect(screen.queryByText('Cargando el video...')).toBeNull();
+
+    release();
+    expect(await screen.findByRole('button', { name: /^Hola / })).toBeInTheDocument();
+    expect(screen.queryByLabelText('Contraseña')).toBeNull();
+  });
+
+  it('a chunk that cannot load after the signin: the video route says so, with "Reintentar"', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    const loader = vi.fn(() =>
+      Promise.reject(new TypeError('Failed to fetch dynamically imported module')),
+    );
+    const { user } = renderApp({
+      chunks: createAppChunks(loader),
+      handlers: [
+        http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })),
+      ],
+    });
+    await user.type(screen.getByLabelText('Contraseña'), 'silobolsa2023');
+    await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+    expect(await screen.findByText(CHUNK_ERROR_MESSAGE)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Reintentar' })).toBeInTheDocument();
+  });
+
   it('counts as failed when it has not arrived after the chunk timeout (120 s)', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'], shouldAdvanceTime: true });

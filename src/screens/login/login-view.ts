@@ -14,7 +14,8 @@ export type LoginView =
   | { kind: 'rateLimited'; retryAfterS: number };
 
 export function selectLoginView(state: SnapshotFrom<AuthMachine>): LoginView {
-  if (state.matches('submitting')) return { kind: 'submitting' };
+  // Signed in, the login stays until the video screen can replace it (routes.tsx): still loading.
+  if (state.matches('submitting') || state.matches('loggedIn')) return { kind: 'submitting' };
   if (state.matches('expired')) return { kind: 'expired' };
   if (state.matches('error')) {
     const { error, retryAfterS } = state.context;

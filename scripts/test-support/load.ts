@@ -2,7 +2,8 @@
  * `npm run test:load`: a bounded load test of the real built server (under 60 s in all), on the
  * bench's load generator (autocannon).
  *
- * Builds if needed, starts the built server on a free loopback port, signs in, then for
+ * Builds if needed, starts the built server on a free loopback port as on `npm start`'s defaults
+ * (the sample's adaptive publish, scripts/ops/sample-publish.ts), signs in, then for
  * LOAD_SECONDS (30) holds LOAD_STREAMS (50) connections that keep asking for the video from a
  * random place, as a seeking player does: two requests in three for a few hundred KB
  * (`Range: bytes=<start>-<end>`), one to the end (`bytes=<start>-`). Meanwhile a visitor signs in
@@ -18,6 +19,7 @@ import type { Request } from 'autocannon';
 import { readdirSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { cannon, quantile } from '../bench/measure';
+import { samplePublish } from '../ops/sample-publish';
 import { buildIfMissing, residentBytes, send, signIn, signedIn, startServer } from './test-server';
 
 const DURATION_S = Number(process.env.LOAD_SECONDS ?? 30);
@@ -110,8 +112,13 @@ async function trickle(
 
 async function main() {
   buildIfMissing();
-  // The real server as `npm start` runs it (demo password, default limits, info logging).
-  const server = await startServer({ NODE_ENV: 'development' });
+  // The real server as `npm start` runs it (demo password, default limits, info logging, the
+  // sample's adaptive publish when ffmpeg can make it: /api/video is then its fallback MP4).
+  const mediaDir = await samplePublish(process.cwd());
+  const server = await startServer({
+    NODE_ENV: 'development',
+    ...(mediaDir ? { MEDIA_DIR: mediaDir } : {}),
+  });
   const pid = server.process.pid!;
   const hardStop = setTimeout(() => {
     console.error('FAIL load: did not finish in 60 s');

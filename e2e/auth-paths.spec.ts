@@ -22,7 +22,6 @@ function answerFor(steps: PlainStep[], index: number): PathEvent['type'] | 'held
 
 class Visitor {
   private held: Route[] = [];
-  private other: Promise<Page> | undefined;
   constructor(
     private readonly context: BrowserContext,
     readonly page: Page,
@@ -93,19 +92,18 @@ class Visitor {
 
   /**
    * Another tab of the same browser logs in or out: it writes local storage, this tab hears.
-   * The tab is opened once, while the server is asked, and kept for the path's later steps.
+   * The tab opens while the server is asked, and closes once it has written.
    */
   async otherTab(value: string | null) {
-    this.other ??= this.openOtherTab();
-    await Promise.all([
+    const [, other] = await Promise.all([
       value === null ? this.context.request.post(url('/api/users/signout')) : this.signInOnServer(),
-      this.other,
+      this.openOtherTab(),
     ]);
-    const other = await this.other;
     await other.evaluate((v) => {
       if (v === null) localStorage.removeItem('session');
       else localStorage.setItem('session', v);
     }, value);
+    await other.close();
   }
 
   private async openOtherTab() {

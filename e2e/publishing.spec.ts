@@ -17,6 +17,7 @@ import { hashPassword } from '../server/password';
 import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 import { expect, test } from './fixtures';
 import { BASE, E2E_PASSWORD } from './site';
+import { expectPlaysOn } from './ui';
 
 /** Long enough that the player (30 s ahead at most) still asks for segments after the switch. */
 const WATCHED_S = 72;
@@ -221,13 +222,7 @@ async function playsVersion(
   seconds: number,
 ) {
   const video = page.locator('video');
-  await video.evaluate((element: HTMLVideoElement) => {
-    element.muted = true;
-    return element.play();
-  });
-  await expect
-    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
-    .toBeGreaterThan(0.5);
+  await expectPlaysOn(page);
   expect(
     Math.abs((await video.evaluate((element: HTMLVideoElement) => element.duration)) - seconds),
   ).toBeLessThan(1);

@@ -6,6 +6,7 @@
  */
 import { expect, login, test } from './fixtures';
 import { BASE, url } from './site';
+import { expectPlaysOn } from './ui';
 
 interface FirstView {
   loginVisible: boolean;
@@ -120,14 +121,7 @@ test('a browser that blocks site data (reading localStorage throws) still gets a
   });
   await login(page);
   await expect(page).toHaveURL(url(`${BASE}/VideoPlayer`));
-  const video = page.locator('video');
-  await video.evaluate((element: HTMLVideoElement) => {
-    element.muted = true;
-    return element.play();
-  });
-  await expect
-    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
-    .toBeGreaterThan(0.5);
+  await expectPlaysOn(page);
 });
 
 declare global {

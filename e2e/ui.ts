@@ -33,3 +33,15 @@ export async function expectNoSeriousViolations(page: Page) {
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
   expect(serious).toEqual([]);
 }
+
+/** Presses play (muted, as autoplay rules allow) and waits for the video to pass 0.5 s. */
+export async function expectPlaysOn(page: Page) {
+  const video = page.locator('video');
+  await video.evaluate((element: HTMLVideoElement) => {
+    element.muted = true;
+    return element.play();
+  });
+  await expect
+    .poll(() => video.evaluate((element: HTMLVideoElement) => element.currentTime))
+    .toBeGreaterThan(0.5);
+}

@@ -26,6 +26,18 @@ function observedLoader(first: 'fails' | 'hangs') {
   return { loader, chunks: createAppChunks(loader) };
 }
 
+/** The login, with the right password, on an app whose screen chunk comes from `loader`. */
+async function signInWith(loader: Parameters<typeof createAppChunks>[0]) {
+  const { user } = renderApp({
+    chunks: createAppChunks(loader),
+    handlers: [
+      http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })),
+    ],
+  });
+  await user.type(screen.getByLabelText('Contraseña'), 'silobolsa2023');
+  await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+}
+
 describe('the lazy VideoPlayer chunk', () => {
   it('shows a message and "Reintentar" when it fails to load, and retrying loads it afresh', async () => {
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => {});
@@ -48,14 +60,7 @@ describe('the lazy VideoPlayer chunk', () => {
 
   it('is asked for once when the login preloads it and the route then renders it', async () => {
     const loader = vi.fn(importScreen);
-    const { user } = renderApp({
-      chunks: createAppChunks(loader),
-      handlers: [
-        http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })),
-      ],
-    });
-    await user.type(screen.getByLabelText('Contraseña'), 'silobolsa2023');
-    await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+    await signInWith(loader);
     expect(await screen.findByRole('button', { name: /^Hola / })).toBeInTheDocument();
     expect(loader).toHaveBeenCalledTimes(1);
   });
@@ -64,14 +69,7 @@ describe('the lazy VideoPlayer chunk', () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     const loader = vi.fn(() => held.then(importScreen));
-    const { user } = renderApp({
-      chunks: createAppChunks(loader),
-      handlers: [
-        http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })),
-      ],
-    });
-    await user.type(screen.getByLabelText('Contraseña'), 'silobolsa2023');
-    await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+    await signInWith(loader);
     // Signed in (the session is stored), the chunk still out: the login, loading.
     await waitFor(() => expect(localStorage.getItem('session')).not.toBeNull());
     await act(() => new Promise((wait) => setTimeout(wait, 50)));
@@ -89,14 +87,7 @@ describe('the lazy VideoPlayer chunk', () => {
     const loader = vi.fn(() =>
       Promise.reject(new TypeError('Failed to fetch dynamically imported module')),
     );
-    const { user } = renderApp({
-      chunks: createAppChunks(loader),
-      handlers: [
-        http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES })),
-      ],
-    });
-    await user.type(screen.getByLabelText('Contraseña'), 'silobolsa2023');
-    await user.click(screen.getByRole('button', { name: 'Ingresar' }));
+    await signInWith(loader);
     expect(await screen.findByText(CHUNK_ERROR_MESSAGE)).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Reintentar' })).toBeInTheDocument();
   });

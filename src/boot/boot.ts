@@ -102,3 +102,5 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   if (adaptive)
     addEventListener('load', () => pressed || boot.adaptive.forEach(preload), { once: true });
 }
+// index.html's head script hid the login while this was decided; whichever screen is shown now.
+document.documentElement.classList.remove('returning');

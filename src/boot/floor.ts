@@ -25,6 +25,8 @@ function sayTooOld() {
   const root = document.getElementById('root');
   if (!root || document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) return;
   document.documentElement.setAttribute(BELOW_FLOOR_ATTRIBUTE, '');
+  // Shown even where index.html's head script hid a returning visitor's login.
+  document.documentElement.classList.remove('returning');
   const main = document.createElement('main');
   main.className = 'login';
   const message = document.createElement('p');

@@ -88,6 +88,34 @@ export const RUNG_FILES = {
 /** The name of a rendition's segment `index` (from 0), as prepare-video writes it. */
 export const segmentName = (index: number) => `seg${String(index).padStart(5, '0')}.m4s`;
 
+/**
+ * Encryption (docs/publishing.md): every media segment is AES-128-CBC with PKCS7 padding under
+ * its publish's key, IV = its media sequence number as 16 bytes big-endian (RFC 8216 §5.2); the
+ * init segment stays clear (EXT-X-KEY comes after EXT-X-MAP). Segments and playlists are then
+ * public: only the key needs a live session. Each rendition's playlist names the key by KEY_FILE,
+ * relative to it, so the server answers it under both of a rendition's URL shapes.
+ */
+export const KEY_FILE = 'key.bin';
+
+/** The key's length in bytes: AES-128. */
+export const KEY_BYTES = 16;
+
+/**
+ * The keys' folder: beside MEDIA_DIR, never inside it, so that serving MEDIA_DIR as static
+ * files (nginx, a CDN) can never serve a key. MEDIA_KEYS_DIR overrides it.
+ */
+export const keysDirFor = (mediaDir: string) => `${mediaDir.replace(/\/+$/, '')}.keys`;
+
+/** A publish's key file in the keys' folder: 16 raw bytes, by the publish's id. */
+export const keyFileName = (id: string) => `${id}.key`;
+
+/** The IV of the segment with media sequence number `sequence`. */
+export function segmentIv(sequence: number): Uint8Array<ArrayBuffer> {
+  const iv = new Uint8Array(KEY_BYTES);
+  new DataView(iv.buffer).setBigUint64(8, BigInt(sequence));
+  return iv;
+}
+
 /** A rendition as prepare-video publishes it in media.json. */
 export interface PublishedRung {
   dir: string;
@@ -115,6 +143,8 @@ export interface Manifest {
   chapters: number;
   /** The first segment's seconds (FIRST_SEGMENT_S); absent in older publishes (SEGMENT_S). */
   firstSegmentS?: number;
+  /** Segments encrypted under the key `keyFileName(id)` (KEY_FILE); absent in older publishes. */
+  encrypted?: boolean;
   /** Published with `--accept-truncated`: what the source announced and what was wrong. */
   cut?: { containerS: number; problems: string[] };
 }
@@ -137,6 +167,8 @@ export interface MediaInfo {
    * reads the playlist (without it the player's controls change when hls.js comes).
    */
   durationS?: number;
+  /** As in media.json: the segments need the publish's key (KEY_FILE). */
+  encrypted?: boolean;
   /** `codecs` lets the start show the first frame before hls.js (first-frame.ts). */
   rungs: (Pick<PublishedRung, 'dir' | 'height' | 'peakBandwidth'> & { codecs?: string })[];
 }
@@ -163,12 +195,13 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
   } catch {
     return null;
   }
-  const { rungs, version, firstSegmentS, durationS } =
+  const { rungs, version, firstSegmentS, durationS, encrypted } =
     (value as {
       rungs?: unknown;
       version?: unknown;
       firstSegmentS?: unknown;
       durationS?: unknown;
+      encrypted?: unknown;
     } | null) ?? {};
   if (!Array.isArray(rungs) || rungs.length === 0 || rungs.length > MAX_RUNGS) return null;
   if (version !== undefined && !(typeof version === 'string' && VERSION_DIR_PATTERN.test(version)))
@@ -194,6 +227,7 @@ export function parseMediaInfo(text: string | null | undefined): MediaInfo | nul
     ...(version === undefined ? {} : { version }),
     ...(firstSegmentS === undefined ? {} : { firstSegmentS }),
     ...(known ? { durationS } : {}),
+    ...(encrypted === true ? { encrypted } : {}),
     rungs: sorted,
   };
 }

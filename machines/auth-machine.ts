@@ -2,10 +2,12 @@ import { assign, setup } from 'xstate';
 import {
   SESSION_KEY,
   SESSION_TIMEOUT_MS,
+  VIDEO_KEY_KEY,
   newSession,
   parseSession,
   type Session,
   type SessionStorage,
+  type VideoKey,
 } from './session';
 
 /**
@@ -28,7 +30,7 @@ export interface AuthContext {
 
 export type AuthEvent =
   | { type: 'submit'; username: string; password: string }
-  | { type: 'signin.succeeded'; empresa: string; nombres: string }
+  | { type: 'signin.succeeded'; empresa: string; nombres: string; videoKey?: VideoKey }
   | { type: 'signin.rejected' }
   | { type: 'signin.failed' }
   | { type: 'signin.rateLimited'; retryAfterS: number }
@@ -99,8 +101,13 @@ export function createAuthMachine({
             }
           : {},
       ),
-      persistSession: ({ context }) =>
-        storage.setItem(SESSION_KEY, JSON.stringify(context.session)),
+      persistSession: ({ context, event }) => {
+        storage.setItem(SESSION_KEY, JSON.stringify(context.session));
+        // The video's key from the signin's answer lives and goes with the session.
+        const videoKey = event.type === 'signin.succeeded' ? event.videoKey : undefined;
+        if (videoKey) storage.setItem(VIDEO_KEY_KEY, JSON.stringify(videoKey));
+        else storage.removeItem(VIDEO_KEY_KEY);
+      },
       adoptOtherTabSession: assign(({ event }) => ({
         session: sessionFrom(event),
         error: null,
@@ -112,7 +119,10 @@ export function createAuthMachine({
         username: null,
       })),
       forgetSession: assign({ session: null }),
-      removeStoredSession: () => storage.removeItem(SESSION_KEY),
+      removeStoredSession: () => {
+        storage.removeItem(SESSION_KEY);
+        storage.removeItem(VIDEO_KEY_KEY);
+      },
       /** Ends the session on the server too; the app provides it, tests may spy on it. */
       endServerSession: () => {},
     },

@@ -7,6 +7,19 @@
 /** The local-storage key the spec names. */
 export const SESSION_KEY = 'session';
 
+/**
+ * The video's key (encrypted publishes, docs/publishing.md), from the signin's answer: stored
+ * with the session and removed with it, so that what the browser cached of the video is noise
+ * once the session ends (the downloaded copy keeps its own, for its own period).
+ */
+export const VIDEO_KEY_KEY = 'video-key';
+
+/** A publish's id (the prefix of its renditions' folders) and its key, base64. */
+export interface VideoKey {
+  id: string;
+  key: string;
+}
+
 /*
  * The session's lifetime: the spec's two numbers, and the server's one setting.
  *

@@ -1,5 +1,5 @@
 import { QueryClient, useMutation } from '@tanstack/react-query';
-import { MAX_FIELD_LENGTH } from '../../machines/session';
+import { MAX_FIELD_LENGTH, type VideoKey } from '../../machines/session';
 import { markServerSession, signoutOwed } from '../auth/server-session';
 import { resilientStorage } from '../auth/storage';
 import { config } from '../config';
@@ -11,7 +11,7 @@ import { timeoutSignal } from './timeout-signal';
  * shows anything.
  */
 export type SigninResult =
-  | { kind: 'ok'; empresa: string; nombres: string }
+  | { kind: 'ok'; empresa: string; nombres: string; videoKey?: VideoKey }
   | { kind: 'wrong' }
   | { kind: 'rateLimited'; retryAfterS: number }
   | { kind: 'failed' };
@@ -50,8 +50,10 @@ function fromBody(text: string): SigninResult {
   }
   if (!data) return { kind: 'wrong' };
   if (typeof data === 'object') {
-    const { empresa, nombres } = data as Record<string, unknown>;
-    if (isName(empresa) && isName(nombres)) return { kind: 'ok', empresa, nombres };
+    const { empresa, nombres, videoKey } = data as Record<string, unknown>;
+    if (isName(empresa) && isName(nombres))
+      // Checked where it is read (video-key.ts): one that is not a key costs a request for it.
+      return { kind: 'ok', empresa, nombres, videoKey: videoKey as VideoKey | undefined };
   }
   return failed('the answer has no empresa and nombres');
 }

@@ -91,16 +91,26 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   if (form instanceof HTMLFormElement)
     answerBeforeApp(
       form,
-      () => boot.modules.forEach(preload),
-      () => startAhead(info, storage),
+      () => {
+        boot.modules.forEach(preload);
+        startAhead(info, storage, false);
+      },
+      () => startAhead(info, storage, true),
     );
-  // hls.js, fetched while the visitor types, after the page's load (the login's own bytes come
-  // first). Not once "Ingresar" is pressed: it would share the link with the video's first
-  // segments, and the start asks for it after them.
+  // The video's first bytes and hls.js, fetched while the visitor types, after the page's load
+  // (the login's own bytes come first). hls.js not once "Ingresar" is pressed: it would share
+  // the link with the video's first segments, and the start asks for it after them.
   let pressed = false;
   form?.addEventListener('submit', () => (pressed = true));
   if (adaptive)
-    addEventListener('load', () => pressed || boot.adaptive.forEach(preload), { once: true });
+    addEventListener(
+      'load',
+      () => {
+        startAhead(info, storage, false);
+        if (!pressed) boot.adaptive.forEach(preload);
+      },
+      { once: true },
+    );
 }
 // index.html's head script hid the login while this was decided; whichever screen is shown now.
 document.documentElement.classList.remove('returning');

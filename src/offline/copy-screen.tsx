@@ -84,6 +84,8 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
         estimateBps: 1_000_000,
         levelsFor: () => ({ level: -1, cap: -1 }),
         onEstimate: () => {},
+        // The copy's playlist names its own stored key (copy-source.ts).
+        videoKey: null,
       });
       if (player) setReady(true);
       else play(record.finish.url);

@@ -18,13 +18,16 @@ export interface CopySource {
   release(): void;
 }
 
-/** The playlist's URIs (segments and the init segment's EXT-X-MAP) replaced by `urlOf`'s. */
+/**
+ * The playlist's URIs (segments, the init segment's EXT-X-MAP, an encrypted publish's EXT-X-KEY)
+ * replaced by `urlOf`'s.
+ */
 export function rewritePlaylist(text: string, base: string, urlOf: (url: string) => string) {
   return text
     .split(/\r?\n/)
     .map((line) => {
       const trimmed = line.trim();
-      if (trimmed.startsWith('#EXT-X-MAP:'))
+      if (trimmed.startsWith('#EXT-X-MAP:') || trimmed.startsWith('#EXT-X-KEY:'))
         return trimmed.replace(
           /URI="([^"]+)"/,
           (_, uri: string) => `URI="${urlOf(new URL(uri, base).href)}"`,

@@ -56,12 +56,16 @@ export function oneRenditionMaster(text: string, rendition: Rendition): string {
   return [...header, rendition.streamInf, rendition.playlist, ''].join('\n');
 }
 
-/** The files a rendition's playlist names, absolute: its init segment, then every segment. */
+/**
+ * The files a rendition's playlist names, absolute: its init segment, an encrypted publish's key
+ * (the copy plays with no signal and no session: it keeps its key for its own period, and loses
+ * it with its files), then every segment.
+ */
 export function playlistFiles(text: string, playlistUrl: string): string[] {
   const files: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
-    const map = /^#EXT-X-MAP:.*URI="([^"]+)"/.exec(line);
+    const map = /^#EXT-X-(?:MAP|KEY):.*URI="([^"]+)"/.exec(line);
     if (map?.[1]) files.push(new URL(map[1], playlistUrl).href);
     else if (line && !line.startsWith('#')) files.push(new URL(line, playlistUrl).href);
   }

@@ -64,3 +64,13 @@ describe('Retry-After', () => {
     },
   );
 });
+
+describe("the video's key in the signin's answer", () => {
+  it('is passed on with the names, for the machine to store (video-key.ts checks it)', async () => {
+    const videoKey = { id: 'k3f9a1c2', key: 'AAECAwQFBgcICQoLDA0ODw==' };
+    server.use(
+      http.post(SIGNIN_URL, () => HttpResponse.json({ empresa: 'E', nombres: 'N', videoKey })),
+    );
+    expect(await signin('clave')).toEqual({ kind: 'ok', empresa: 'E', nombres: 'N', videoKey });
+  });
+});

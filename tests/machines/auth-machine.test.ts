@@ -1,7 +1,7 @@
 import { SimulatedClock, createActor } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
 import { createAuthMachine, type AuthEvent } from '../../machines/auth-machine';
-import { SESSION_KEY, memoryStorage } from '../../machines/session';
+import { SESSION_KEY, VIDEO_KEY_KEY, memoryStorage } from '../../machines/session';
 import { SPEC_TIMEOUT_MS as SESSION_TIMEOUT_MS } from '../model/model';
 
 const NOW_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -217,5 +217,47 @@ describe('the auth machine, for what the generated paths do not show', () => {
     const storage = { getItem: vi.fn(() => null), setItem: vi.fn(), removeItem: vi.fn() };
     createAuthMachine({ storage, now: () => NOW_MS });
     expect(storage.getItem).not.toHaveBeenCalled();
+  });
+});
+
+describe("the video's key lives and goes with the session", () => {
+  const videoKey = { id: 'k3f9a1c2', key: 'AAECAwQFBgcICQoLDA0ODw==' };
+  const withKey: AuthEvent = { ...succeeded, videoKey } as AuthEvent;
+
+  it('is stored beside the session from the signin, and only then', () => {
+    const { actor, storage } = start();
+    actor.send(submit('secreto'));
+    expect(storage.getItem(VIDEO_KEY_KEY)).toBeNull();
+    actor.send(withKey);
+    expect(JSON.parse(storage.getItem(VIDEO_KEY_KEY)!)).toEqual(videoKey);
+  });
+
+  it('is removed at signout, at expiry, when the server refuses the session, and by a signin without one', () => {
+    const ends: ((s: ReturnType<typeof start>) => void)[] = [
+      ({ actor }) => actor.send({ type: 'logout' }),
+      ({ clock }) => clock.increment(SESSION_TIMEOUT_MS),
+      ({ actor }) => actor.send({ type: 'session.refused' }),
+    ];
+    for (const end of ends) {
+      const started = start();
+      started.actor.send(submit('secreto'));
+      started.actor.send(withKey);
+      end(started);
+      expect(started.actor.getSnapshot().value).not.toBe('loggedIn');
+      expect(started.storage.getItem(VIDEO_KEY_KEY)).toBeNull();
+    }
+    const again = start();
+    again.storage.setItem(VIDEO_KEY_KEY, JSON.stringify(videoKey));
+    again.actor.send(submit('secreto'));
+    again.actor.send(succeeded);
+    expect(again.storage.getItem(VIDEO_KEY_KEY)).toBeNull();
+  });
+
+  it('does not outlive a stored session that expired while the page was closed', () => {
+    const clock = new SimulatedClock();
+    clock.set(NOW_MS);
+    const storage = memoryStorage({ [VIDEO_KEY_KEY]: JSON.stringify(videoKey) });
+    createActor(createAuthMachine({ storage, now: () => clock.now() }), { clock }).start();
+    expect(storage.getItem(VIDEO_KEY_KEY)).toBeNull();
   });
 });

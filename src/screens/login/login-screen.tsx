@@ -32,8 +32,10 @@ const CopyScreen = lazy(() => import('../../offline/copy-screen'));
 
 function eventFor(result: SigninResult): AuthEvent {
   switch (result.kind) {
-    case 'ok':
-      return { type: 'signin.succeeded', empresa: result.empresa, nombres: result.nombres };
+    case 'ok': {
+      const { empresa, nombres, videoKey } = result;
+      return { type: 'signin.succeeded', empresa, nombres, videoKey };
+    }
     case 'wrong':
       return { type: 'signin.rejected' };
     case 'rateLimited':

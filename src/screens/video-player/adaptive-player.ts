@@ -22,6 +22,7 @@ import type {
   EarlyRequests,
   Rendition,
 } from './video-contract';
+import { keyUrlPublish } from './video-key';
 
 /**
  * Until the visitor presses play, only what the start asked for (the first two segments, 8 s):
@@ -44,9 +45,13 @@ const HELD_SEGMENTS = 2;
  * up to 10 minutes ahead and everything behind (memory, and data the visitor pays for), run the
  * low-latency live logic, and download a throw-away segment to test the link.
  */
-function hlsConfig(early: EarlyRequests, estimateBps: number): Partial<HlsConfig> {
+function hlsConfig(
+  early: EarlyRequests,
+  estimateBps: number,
+  videoKey: AttachOptions['videoKey'],
+): Partial<HlsConfig> {
   return {
-    loader: withEarlyAnswers(Hls.DefaultConfig.loader, early),
+    loader: withEarlyAnswers(Hls.DefaultConfig.loader, early, videoKey),
     // The start position is given to startLoad once the start level is set.
     autoStartLoad: false,
     lowLatencyMode: false,
@@ -68,7 +73,18 @@ type LoaderClass = new (config: HlsConfig) => Loader<LoaderContext>;
  * (each once: a retry or a later seek asks the server). An early request that failed is made
  * again by the loader, so hls.js's retries and its 401 handling apply as usual.
  */
-function withEarlyAnswers(Base: LoaderClass, early: EarlyRequests): LoaderClass {
+function withEarlyAnswers(
+  Base: LoaderClass,
+  early: EarlyRequests,
+  videoKey: AttachOptions['videoKey'],
+): LoaderClass {
+  /** The key the start has, as an early answer, for a request of its publish's key. */
+  const keyAnswer = (url: string) =>
+    videoKey?.then((known) => {
+      if (!known || keyUrlPublish(url) !== known.id) return null;
+      const now = performance.now();
+      return { body: known.bytes.slice().buffer, askedAt: now, firstByteAt: now, endedAt: now };
+    });
   return class EarlyLoader implements Loader<LoaderContext> {
     private readonly base: Loader<LoaderContext>;
     private waiting: LoaderCallbacks<LoaderContext> | null = null;
@@ -92,9 +108,14 @@ function withEarlyAnswers(Base: LoaderClass, early: EarlyRequests): LoaderClass 
       // during a level switch, no frame ever came. Nothing waits for it: it is not reported.
       const isInit = (context as FragmentLoaderContext).frag?.sn === 'initSegment';
       const callbacks = isInit ? { ...loaderCallbacks, onAbort: undefined } : loaderCallbacks;
-      const answer = context.rangeEnd ? undefined : early.get(context.url);
+      const answer =
+        context.type === 'key'
+          ? keyAnswer(context.url)
+          : context.rangeEnd
+            ? undefined
+            : early.get(context.url);
       if (!answer) return this.base.load(context, config, callbacks);
-      early.delete(context.url);
+      if (context.type !== 'key') early.delete(context.url);
       this.context = context;
       this.waiting = callbacks;
       void answer.then((response) => {
@@ -143,7 +164,7 @@ const renditions = (hls: Hls): Rendition[] =>
 export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
   const { video, early, startDir } = options;
   if (!Hls.isSupported()) return null;
-  const hls = new Hls(hlsConfig(early, options.estimateBps));
+  const hls = new Hls(hlsConfig(early, options.estimateBps, options.videoKey));
   let state: AdaptiveState = { renditions: null, playingHeight: null, refused: false };
   const listeners = new Set<() => void>();
   const set = (next: Partial<AdaptiveState>) => {

@@ -6,6 +6,7 @@
  * The whole story: docs/video-start.md.
  */
 import { SEGMENT_S } from '../../../config/media-layout';
+import { decryptSegment, segmentDecrypter } from './segment-crypto';
 import type { EarlyAnswer, MediaHandover } from './video-contract';
 
 /**
@@ -82,8 +83,17 @@ export const canShowFirstFrame = (codecs: string | undefined): codecs is string 
   !!codecs && typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported(mimeType(codecs));
 
 /**
+ * An encrypted publish's key (null: it could not be had, hls.js starts) and the media sequence
+ * number of the first segment, which the segment's IV is.
+ */
+export interface FirstFrameKey {
+  key: Promise<CryptoKey | null>;
+  sequence: number;
+}
+
+/**
  * Shows `init` and `first` in `video` from `position` (seconds): from 0, as soon as the first
- * fragment is appended; `shown` settles, once all of `first` is, with whether it showed. Where
+ * fragment is appended (decrypted as it arrives when `encrypted`); `shown` settles, once all of `first` is, with whether it showed. Where
  * it cannot (no MediaSource or codecs, a failed request, an engine that does not show it)
  * hls.js starts as it always did. `follow` appends the next segments while hls.js is not
  * there yet; `handOver` stops that and gives hls.js the Media Source. `attach` sets the source.
@@ -94,9 +104,14 @@ export function showFirstFrame(
   [init, first]: [EarlyAnswer, EarlyAnswer],
   position: number,
   attach: (url: string) => void,
+  encrypted: FirstFrameKey | null = null,
 ) {
   const mediaSource = canShowFirstFrame(codecs) ? new MediaSource() : null;
   let buffer: SourceBuffer | null = null;
+  let key: CryptoKey | null = null;
+  /** A later segment's clear bytes (`step` after the first). */
+  const clear = async (step: number, body: ArrayBuffer) =>
+    key && encrypted ? decryptSegment(key, encrypted.sequence + step, body) : body;
   let appending: Promise<unknown> = Promise.resolve();
   let handedOver = false;
   const shown = (async () => {
@@ -110,10 +125,19 @@ export function showFirstFrame(
     if (durationS) mediaSource.duration = durationS;
     const made = mediaSource.addSourceBuffer(mimeType(codecs!));
     await within(append(made, initAnswer.body));
+    if (encrypted) key = await encrypted.key;
+    if (encrypted && !key) return false;
+    const decrypter = key && encrypted ? segmentDecrypter(key, encrypted.sequence) : null;
     // As they arrive: the first segment's first fragment (prepare-video cuts it short) shows
     // the frame while the rest is on its way. Each append, not the link, is bounded.
-    for await (const chunk of first.chunks()) await within(append(made, chunk));
+    for await (const chunk of first.chunks()) {
+      const bytes = decrypter ? await decrypter.next(chunk) : chunk;
+      if (bytes.byteLength) await within(append(made, bytes));
+    }
     if (!(await first)) return false;
+    // The last block and its padding: a wrong key fails here if no append failed before.
+    const rest = decrypter && (await decrypter.end());
+    if (rest?.byteLength) await within(append(made, rest));
     if (position > 0 && video.paused) video.currentTime = position;
     if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA)
       await within(event(video, 'loadeddata'));
@@ -149,12 +173,14 @@ export function showFirstFrame(
           if (stopped || handedOver || mediaSource?.readyState !== 'open') return;
           const answer = ask(step);
           asked += SEGMENT_S;
-          queue = Promise.all([answer, queue]).then(([response]) => {
+          queue = Promise.all([answer, queue]).then(async ([response]) => {
             // Once hls.js has it, an answer not appended yet is its own (it asks by URL).
             if (handedOver) return;
             if (!response || !buffer) throw new Error('not appended');
+            const bytes = await clear(step, response.body);
+            if (handedOver) return;
             // Bounded as the first's: an append WebKitGTK never ends would hold hls.js for ever.
-            appending = within(append(buffer, response.body));
+            appending = within(append(buffer, bytes));
             return appending.then(() => (asked -= SEGMENT_S));
           });
           // A segment that could not be appended (the link, the source replaced) ends the chain.

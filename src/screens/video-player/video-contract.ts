@@ -99,6 +99,11 @@ export interface AttachOptions {
   levelsFor: (list: Rendition[]) => Levels;
   /** hls.js's estimate of the link, kept for the next visit. */
   onEstimate: (bps: number) => void;
+  /**
+   * An encrypted publish's key as the start has it (the signin's, or asked beside the first
+   * segment): hls.js's requests for that publish's key are answered from it, not the network.
+   */
+  videoKey: Promise<{ id: string; bytes: Uint8Array<ArrayBuffer> } | null> | null;
 }
 
 /** The adaptive player's chunk, loaded by each caller its own way (a dynamic import). */

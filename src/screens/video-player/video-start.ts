@@ -6,6 +6,7 @@
  * video-stop.ts). Kept free of React: the boot bundles it. The whole story: docs/video-start.md.
  */
 import {
+  KEY_FILE,
   RUNG_FILES,
   SEGMENT_S,
   segmentAt,
@@ -18,6 +19,8 @@ import { canShowFirstFrame, showFirstFrame } from './first-frame';
 import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './media-support';
 import { levelsFor, readChoice, readEstimate, saveEstimate, startRung } from './quality';
 import { readPosition } from './resume-position';
+import { canDecrypt, importSegmentKey } from './segment-crypto';
+import { publishOf, storedVideoKey } from './video-key';
 import type { AdaptivePlayer, LoadAdaptive } from './video-contract';
 
 /**
@@ -85,12 +88,22 @@ function planStart(info: MediaInfo, storage: SessionStorage) {
   const init = inRung(RUNG_FILES.init);
   const segment = (step: number) => inRung(segmentName(index + step));
   const first = segment(0);
-  const ownFrame = canShowFirstFrame(rung.codecs);
+  // An encrypted publish's key: the one stored at the signin, else asked beside the first
+  // segment (a publish made since, or a signin whose answer the machine has not stored yet).
+  const publish = publishOf(rung.dir);
+  const storedKey = info.encrypted ? storedVideoKey(storage, publish) : null;
+  const keyUrl = info.encrypted && !storedKey ? inRung(KEY_FILE) : null;
+  const ownFrame = canShowFirstFrame(rung.codecs) && (!info.encrypted || canDecrypt());
   // Only what the first frame needs: anything else asked now would share the link with it.
   // Where the start shows that frame, hls.js's playlists are asked for once it is on its way.
   const playlists = [urls.master, inRung(RUNG_FILES.playlist)];
-  const asked = ownFrame ? [init, first] : [...playlists, init, first];
+  const needed = keyUrl ? [keyUrl, init, first] : [init, first];
+  const asked = ownFrame ? needed : [...playlists, ...needed];
   return {
+    index,
+    publish,
+    storedKey,
+    keyUrl,
     urls,
     position,
     choice,
@@ -107,11 +120,15 @@ function planStart(info: MediaInfo, storage: SessionStorage) {
 }
 
 /**
- * A signin just succeeded: the video's first requests leave now, not once the video screen's
- * chunk and React have put its element on the page (a round trip later on a slow link).
+ * The video's first requests, made before its element exists: an encrypted publish's while the
+ * visitor types or beside the signin (its segments are public, only its key is not, and the
+ * key comes in the signin's answer), so that the first frame waits for one round trip after
+ * the press, not two; an older publish's once the signin succeeded.
  */
-export function startAhead(info: MediaInfo | null, storage: SessionStorage) {
-  if (info && hasMediaSource()) requestAhead(planStart(info, storage).asked);
+export function startAhead(info: MediaInfo | null, storage: SessionStorage, signedIn: boolean) {
+  if (!info || !hasMediaSource() || (!signedIn && !info.encrypted)) return;
+  const plan = planStart(info, storage);
+  requestAhead(plan.asked.filter((url) => url !== plan.keyUrl));
 }
 
 async function start(video: HTMLVideoElement, options: StartOptions) {
@@ -130,12 +147,26 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
   const { urls, position, choice, estimateBps, rung, from, init, first, segment, ownFrame } = plan;
   showPoster(video, 'after first frame');
   const early = requestEarly(plan.asked);
+  const { keyUrl, storedKey } = plan;
+  // The key's answer is taken out of the early ones: hls.js is handed the bytes (videoKey).
+  const keyAnswer = keyUrl ? early.get(keyUrl) : undefined;
+  if (keyUrl) early.delete(keyUrl);
+  const videoKey = info.encrypted
+    ? (keyAnswer ?? Promise.resolve(null)).then((answer) => {
+        const bytes = storedKey ?? (answer ? new Uint8Array(answer.body) : null);
+        return bytes ? { id: plan.publish, bytes } : null;
+      })
+    : null;
   const firstFrame = showFirstFrame(
     video,
     { codecs: rung.codecs, durationS: info.durationS },
     [early.get(init)!, early.get(first)!],
     from,
     (url) => setSource(video, url),
+    videoKey && {
+      key: videoKey.then((known) => (known ? importSegmentKey(known.bytes) : null)),
+      sequence: plan.index,
+    },
   );
   // Asked after the start's first requests: hls.js finds among its early answers those the
   // start did not append (first-frame.ts says when each next segment is asked for).
@@ -170,6 +201,7 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
       estimateBps,
       levelsFor: (list) => levelsFor(choice, list),
       onEstimate: (bps) => saveEstimate(storage, bps),
+      videoKey,
     });
     if (replay) video.play()?.catch(() => {});
   } catch {

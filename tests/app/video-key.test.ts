@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { VIDEO_KEY_KEY, memoryStorage } from '../../machines/session';
+import { keyUrlPublish, publishOf, storedVideoKey } from '../../src/screens/video-player/video-key';
+
+describe("where the start finds an encrypted publish's key", () => {
+  const key = 'AAECAwQFBgcICQoLDA0ODw==';
+  const stored = (value: string) => memoryStorage({ [VIDEO_KEY_KEY]: value });
+
+  it("gives the stored key's bytes for its own publish only", () => {
+    const storage = stored(JSON.stringify({ id: 'k3f9a1c2', key }));
+    expect(Array.from(storedVideoKey(storage, 'k3f9a1c2')!)).toEqual([...Array(16).keys()]);
+    expect(storedVideoKey(storage, 'zzzzzzzz')).toBeNull();
+    expect(storedVideoKey(memoryStorage(), 'k3f9a1c2')).toBeNull();
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['no key', JSON.stringify({ id: 'k3f9a1c2' })],
+    ['a key of 15 bytes', JSON.stringify({ id: 'k3f9a1c2', key: 'AAECAwQFBgcICQoLDA0O' })],
+    ['not base64', JSON.stringify({ id: 'k3f9a1c2', key: '!!!!' })],
+  ])('gives nothing for a broken entry (%s), never a throw', (_name, value) => {
+    expect(storedVideoKey(stored(value), 'k3f9a1c2')).toBeNull();
+  });
+
+  it('names the publish of a rendition and of its key URL, under both URL shapes', () => {
+    expect(publishOf('k3f9a1c2-360p')).toBe('k3f9a1c2');
+    expect(keyUrlPublish('/api/video/hls/k3f9a1c2-360p/key.bin')).toBe('k3f9a1c2');
+    expect(
+      keyUrlPublish(
+        'https://x.test/base/api/video/hls/v20261127010203-k3f9a1c2/k3f9a1c2-144p/key.bin',
+      ),
+    ).toBe('k3f9a1c2');
+    expect(keyUrlPublish('/api/video/hls/k3f9a1c2-360p/seg00001.m4s')).toBeNull();
+    expect(keyUrlPublish('/api/video/hls/k3f9a1c2-360p/key.bin.txt')).toBeNull();
+  });
+});

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { MAX_FIELD_LENGTH, SESSION_MAX_AGE_S, SESSION_TIMEOUT_MS } from '../machines/session.js';
 import { CURRENT_FILE, PUBLISHED } from './media-layout.js';
@@ -237,6 +237,13 @@ const SETTINGS = {
     'a folder made by `npm run prepare-video`: adaptive video, its fallback MP4, poster and captions',
     '(empty: the single MP4 above)',
   ),
+  MEDIA_KEYS_DIR: setting(
+    'server',
+    '',
+    z.string(),
+    "the publishes' keys (`npm run prepare-video` writes one per publish; the server gives it only to a live session), never inside `MEDIA_DIR`",
+    '(empty: `{MEDIA_DIR}.keys`)',
+  ),
   DIST_DIR: setting('server', 'dist', path, 'the built front end'),
   METRICS_PORT: setting(
     'server',
@@ -463,6 +470,20 @@ const RULES: {
       v.METRICS_OPEN !== true
         ? 'METRICS_HOST is not loopback in production: the metrics have no authentication; keep 127.0.0.1, or set METRICS_OPEN=true behind a firewall'
         : null,
+  },
+  {
+    names: ['MEDIA_DIR', 'MEDIA_KEYS_DIR'],
+    problem: (v) => {
+      if (v.MEDIA_KEYS_DIR === '') return null;
+      if (v.MEDIA_DIR === '')
+        return 'MEDIA_KEYS_DIR means nothing without MEDIA_DIR: set both or neither';
+      const inside = relative(resolve(String(v.MEDIA_DIR)), resolve(String(v.MEDIA_KEYS_DIR)));
+      // MEDIA_DIR may be served as plain files (nginx, a CDN): the keys would go with it.
+      const outside = inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside);
+      return outside
+        ? null
+        : 'MEDIA_KEYS_DIR must not be MEDIA_DIR or inside it (it may be served as plain files): keep the keys beside it';
+    },
   },
   {
     names: ['TLS_CERT', 'TLS_KEY'],

@@ -13,6 +13,7 @@ import {
 } from './metrics.js';
 import { deviceCookies } from './device-cookie.js';
 import { passwordFingerprint } from './password.js';
+import { publishes } from './published.js';
 import { createRedis, redisAnswers } from './redis.js';
 import { RedisSessionStore } from './redis-sessions.js';
 import { RedisSigninLimiter } from './redis-signin-limiter.js';
@@ -185,6 +186,9 @@ export async function buildServer(
   measureRequests(app, metrics, config.basePath);
   app.addHook('onClose', async () => sessions.close());
 
+  // One reader of MEDIA_DIR for the signin (the served key) and the video routes.
+  const media = config.mediaDir ? publishes(config.mediaDir, config.mediaKeysDir!) : null;
+
   await registerSecurityHeaders(app, config);
   await app.register(cookie, { secret: config.sessionSecret });
 
@@ -209,11 +213,12 @@ export async function buildServer(
       metrics,
       hashing: slots(maxConcurrentHashes),
       devices,
+      media,
     });
     await users.register(signoutRoute, { sessions });
   });
   await app.register(healthRoutes, { ready });
-  await app.register(mediaRoutes, { config, sessions });
+  await app.register(mediaRoutes, { config, sessions, media });
   await app.register(siteRoutes, { config });
 
   return app;

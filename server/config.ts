@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { keysDirFor } from '../config/media-layout.js';
 import { parsePasswordHash, type PasswordHash } from '../config/password-hash.js';
 import {
   DEMO_PASSWORD,
@@ -68,6 +69,8 @@ export interface ServerConfig {
   posterFile: string;
   /** What `npm run prepare-video` published (absolute), or null: the single video above. */
   mediaDir: string | null;
+  /** Each publish's key (absolute), beside mediaDir; null without it. */
+  mediaKeysDir: string | null;
   distDir: string;
   signin: SigninLimits;
   logLevel: LogLevel;
@@ -87,6 +90,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const s = readSettings(env, SERVER_SETTINGS);
   const usingDemoPassword = s.PASSWORD_HASH === '';
   const usingDevSecret = s.SESSION_SECRET === '';
+  const mediaDir = s.MEDIA_DIR ? resolve(cwd, s.MEDIA_DIR) : null;
   const origins = (...values: string[]) => [
     ...new Set(values.map(outsideOrigin).filter((origin) => origin !== null)),
   ];
@@ -111,7 +115,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     captionsFile: resolve(cwd, s.CAPTIONS_FILE),
     chaptersFile: resolve(cwd, s.CHAPTERS_FILE),
     posterFile: resolve(cwd, s.POSTER_FILE),
-    mediaDir: s.MEDIA_DIR ? resolve(cwd, s.MEDIA_DIR) : null,
+    mediaDir,
+    mediaKeysDir: mediaDir && resolve(cwd, s.MEDIA_KEYS_DIR || keysDirFor(mediaDir)),
     distDir: resolve(cwd, s.DIST_DIR),
     signin: {
       freeFailures: s.SIGNIN_FREE_FAILURES,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
-import { ACCESS_PATH } from '../config/media-layout.js';
+import { ACCESS_PATH, KEY_FILE } from '../config/media-layout.js';
 import type { SessionStore } from './sessions.js';
 import type { AttemptLimiter } from './signin-limiter.js';
 
@@ -18,6 +18,7 @@ type ServedKind =
   | 'asset'
   | 'playlist'
   | 'segment'
+  | 'key'
   | 'video'
   | 'captions'
   | 'poster'
@@ -142,8 +143,11 @@ function kindOf(route: string | undefined, url: string, base: string): ServedKin
   if (route === `${base}/login` || route === `${base}/VideoPlayer`) return 'page';
   if (route === `${base}/*`) return 'asset';
   if (route === '/api/video/hls/master.m3u8') return 'playlist';
-  if (route === '/api/video/hls/:rung/:file')
-    return url.split('?', 1)[0]!.endsWith('.m3u8') ? 'playlist' : 'segment';
+  if (route === '/api/video/hls/:rung/:file' || route === '/api/video/hls/:version/:rung/:file') {
+    const path = url.split('?', 1)[0]!;
+    if (path.endsWith(`/${KEY_FILE}`)) return 'key';
+    return path.endsWith('.m3u8') ? 'playlist' : 'segment';
+  }
   if (route === '/api/video') return 'video';
   if (route.endsWith('.vtt')) return 'captions';
   if (route === '/api/video/poster.jpg') return 'poster';

@@ -1,9 +1,13 @@
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CURRENT_FILE,
+  KEY_BYTES,
+  PUBLISHED,
   ROOT_VERSION,
   VERSION_DIR_PATTERN,
+  keyFileName,
   parsePointer,
 } from '../config/media-layout.js';
 
@@ -49,12 +53,91 @@ export function keptFolder(mediaDir: string, served: Served, version: string): s
   return join(mediaDir, version);
 }
 
+/** The publish id a rendition's folder name starts with (RUNG_DIR_PATTERN). */
+export const rungId = (rung: string) => rung.slice(0, rung.indexOf('-'));
+
 /**
  * The folder holding rendition `rung` (its name starts with its publish's id, which ends its
- * version's name): the served version, a kept one, or the flat layout's root.
+ * version's name): a kept version, or the flat layout's root while it is served or kept.
+ * Undefined for any other id: a publish no longer kept serves nothing.
  */
-export function rungParent(mediaDir: string, served: Served, rung: string): string {
-  const id = rung.slice(0, rung.indexOf('-'));
-  const version = served.kept.find((name) => name.endsWith(`-${id}`));
-  return version && version !== ROOT_VERSION ? join(mediaDir, version) : mediaDir;
+export function rungFolder(mediaDir: string, served: Served, rung: string): string | undefined {
+  const id = rungId(rung);
+  const version = served.kept.find((name) => name !== ROOT_VERSION && name.endsWith(`-${id}`));
+  if (version) return join(mediaDir, version);
+  return served.version === null || served.kept.includes(ROOT_VERSION) ? mediaDir : undefined;
+}
+
+/** What serving a publish needs from its media.json. */
+export interface PublishFacts {
+  id: string;
+  /** Its segments are under its key (config/media-layout.ts): they and its playlists are public. */
+  encrypted: boolean;
+}
+
+/** A 16-byte key, or why there is none (for the log: never the key itself). */
+export type KeyRead = { key: Buffer } | { problem: string };
+
+/** MEDIA_DIR's publishes and their keys, read from the disk and cached while unchanged. */
+export interface Publishes {
+  mediaDir: string;
+  served: () => Promise<Served>;
+  /** The media.json of a publish's folder; null when it has none that names an id. */
+  facts: (folder: string) => Promise<PublishFacts | null>;
+  /**
+   * The publish in `folder` that rendition `rung` belongs to: its id is the rung's prefix and
+   * the rung's folder is there. Null otherwise.
+   */
+  rungPublish: (folder: string, rung: string) => Promise<PublishFacts | null>;
+  key: (id: string) => Promise<KeyRead>;
+  /** The served publish's id and key when it is encrypted; null when it is clear. */
+  servedKey: () => Promise<({ id: string } & KeyRead) | null>;
+}
+
+function factsOf(text: string): PublishFacts | null {
+  try {
+    const { id, encrypted } = JSON.parse(text) as { id?: unknown; encrypted?: unknown };
+    return typeof id === 'string' ? { id, encrypted: encrypted === true } : null;
+  } catch {
+    return null;
+  }
+}
+
+export function publishes(mediaDir: string, keysDir: string): Publishes {
+  const served = servedVersions(mediaDir);
+  // A version folder never changes, but the flat layout's root is published over in place:
+  // each media.json is read again when its file changes, as current.json is.
+  const cache = new Map<string, { key: string; facts: PublishFacts | null }>();
+  const facts = async (folder: string) => {
+    const file = join(folder, PUBLISHED.manifest);
+    const stats = await stat(file).catch(() => null);
+    if (!stats) {
+      cache.delete(folder);
+      return null;
+    }
+    const key = `${stats.ino}-${stats.mtimeMs}-${stats.size}`;
+    const known = cache.get(folder);
+    if (known?.key === key) return known.facts;
+    const read = factsOf(await readFile(file, 'utf8').catch(() => ''));
+    cache.set(folder, { key, facts: read });
+    return read;
+  };
+  const rungPublish = async (folder: string, rung: string) => {
+    const publish = await facts(folder);
+    return publish?.id === rungId(rung) && existsSync(join(folder, rung)) ? publish : null;
+  };
+  const key = async (id: string): Promise<KeyRead> => {
+    const bytes = await readFile(join(keysDir, keyFileName(id))).catch(
+      (error: NodeJS.ErrnoException) => error.code ?? 'unreadable',
+    );
+    if (typeof bytes === 'string') return { problem: `key file ${bytes}` };
+    if (bytes.length !== KEY_BYTES)
+      return { problem: `key file holds ${bytes.length} bytes, not ${KEY_BYTES}` };
+    return { key: bytes };
+  };
+  const servedKey = async () => {
+    const publish = await facts((await served()).dir);
+    return publish?.encrypted ? { id: publish.id, ...(await key(publish.id)) } : null;
+  };
+  return { mediaDir, served, facts, rungPublish, key, servedKey };
 }

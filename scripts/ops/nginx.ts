@@ -17,7 +17,13 @@ import { connect as tlsConnect } from 'node:tls';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../../config/media-layout';
+import {
+  ACCESS_PATH,
+  MEDIA_DIR_HEADER,
+  PUBLISHED,
+  keyFileName,
+  keysDirFor,
+} from '../../config/media-layout';
 import { CLIENT_ERRORS, UNAVAILABLE, type ApiError } from '../../server/errors';
 
 export interface ProxyOptions {
@@ -29,6 +35,11 @@ export interface ProxyOptions {
   key: string;
   /** MEDIA_DIR (absolute): the proxy serves its video bytes itself; null: the app does. */
   mediaDir: string | null;
+  /**
+   * MEDIA_KEYS_DIR (absolute; keysDirFor(mediaDir) by default). The proxy only asks whether a
+   * publish's key exists there (then the publish is encrypted), never reads or serves one.
+   */
+  keysDir?: string | null;
   /** How long one session cookie's answer is trusted (0: asked at every request). */
   authCacheS: number;
   /** HSTS on the files the proxy serves, as the app sends it in production. */
@@ -114,26 +125,59 @@ const ERROR_PAGES = ERROR_ANSWERS.map(
   ({ codes, status }) => `error_page ${codes.join(' ')} = ${errorLocation(status)};`,
 );
 
+/** A version folder's name, its publish id captured (VERSION_DIR_PATTERN). */
+const VERSION = '(?<version>v[0-9]{14}-(?<publish>[a-z0-9]{8}))';
+/** A rendition folder's name (RUNG_DIR_PATTERN). */
+const RUNG = '[a-z0-9]{8}-[0-9]{2,4}p';
+const MEDIA = '(?:init\\.mp4|seg[0-9]{5}\\.m4s)';
+const PLAYLISTS = `(?:${RUNG}/index\\.m3u8|master\\.m3u8)`;
+
+/** An encrypted publish's files by URL: public, answered from MEDIA_DIR with no session. */
+const PUBLIC_PREFIX = '/_public';
+/** A request the app answers as it is (its own check and its own mapping). */
+const APP_PREFIX = '/_app';
+
+/**
+ * What is public: the playlists and segments of a publish whose key exists (prepare-video writes
+ * one exactly for an encrypted publish; a publish made before encryption has none, so it stays
+ * behind the session check whatever else is on the disk).
+ */
+const PUBLIC_FILES = [
+  {
+    location: `~ "^${PUBLIC_PREFIX}/api/video/hls/(?<file>v[0-9]{14}-[a-z0-9]{8}/${RUNG}/${MEDIA})$"`,
+    type: 'video/mp4',
+    // Their URL names their publish: the bytes behind it never change.
+    cacheControl: 'public, max-age=31536000, immutable',
+  },
+  {
+    location: `~ "^${PUBLIC_PREFIX}/api/video/hls/(?<file>v[0-9]{14}-[a-z0-9]{8}/${PLAYLISTS})$"`,
+    type: 'application/vnd.apple.mpegurl',
+    cacheControl: 'public, no-cache',
+  },
+] as const;
+
 /**
  * The URL → file mapping of the files the proxy serves from MEDIA_DIR, the same as the app's
  * (server/routes/media.ts and adaptive.ts): each `path` is relative to the publish's folder,
  * which the app names in its access answer; `$rung` and `$file` are the checked names.
- * Playlists, captions and chapters stay with the app (small, compressed, changed per publish).
+ * `open`: where an encrypted publish's file goes instead, with no access check (PUBLIC_FILES, or
+ * the app when nginx cannot know the folder: the unversioned URLs name a rendition, not its
+ * version). Captions, chapters, the key and the unversioned playlists stay with the app.
  */
 const MEDIA_FILES = [
   {
     // A page names the version it plays (docs/publishing.md): its rendition files, by name.
-    location:
-      '~ "^/api/video/hls/(?<version>v[0-9]{14}-[a-z0-9]{8})/(?<rung>[a-z0-9]{8}-[0-9]{2,4}p)/(?<file>init\\.mp4|seg[0-9]{5}\\.m4s)$"',
+    location: `~ "^/api/video/hls/${VERSION}/(?<rung>${RUNG})/(?<file>${MEDIA})$"`,
     path: '/$version/$rung/$file',
     fromMediaDir: true,
+    open: PUBLIC_PREFIX,
     type: 'video/mp4',
     cacheControl: 'private, max-age=31536000, immutable',
   },
   {
-    location:
-      '~ "^/api/video/hls/(?<rung>[a-z0-9]{8}-[0-9]{2,4}p)/(?<file>init\\.mp4|seg[0-9]{5}\\.m4s)$"',
+    location: `~ "^/api/video/hls/(?<rung>(?<publish>[a-z0-9]{8})-[0-9]{2,4}p)/(?<file>${MEDIA})$"`,
     path: '/$rung/$file',
+    open: APP_PREFIX,
     type: 'video/mp4',
     cacheControl: 'private, max-age=31536000, immutable',
   },
@@ -180,6 +224,15 @@ const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\
 
 function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
   const security = securityHeaders(options.production);
+  const keysDir = options.keysDir ?? keysDirFor(mediaDir);
+  // Only whether the file exists: nothing maps a URL into the keys' folder.
+  const ifEncrypted = (to: string) =>
+    `if (-f "${keysDir}/${keyFileName('$publish')}") { rewrite ^ ${to}$uri last; }`;
+  const fromDisk = [
+    // Nothing outside the published folders: no symbolic link below MEDIA_DIR is followed.
+    `  disable_symlinks on from=${mediaDir};`,
+    `  types { }`,
+  ];
   const check = [
     // The cached answer: one per session cookie, for authCacheS at most.
     `location = /_session {`,
@@ -211,6 +264,8 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
   ];
   const files = MEDIA_FILES.flatMap(({ location, path, type, cacheControl, ...entry }) => [
     `location ${location} {`,
+    // Before the access check (rewrites come first): an encrypted publish's file needs none.
+    ...('open' in entry ? [`  ${ifEncrypted(entry.open)}`] : []),
     `  auth_request /_session;`,
     `  auth_request_set $media_dir $upstream_http_${MEDIA_DIR_HEADER.replace(/-/g, '_')};`,
     // auth_request turns any answer but 2xx, 401 and 403 into 500: the store or the instances
@@ -218,15 +273,40 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
     ...ERROR_PAGES.map((line) => `  ${line}`),
     `  root ${'fromMediaDir' in entry ? mediaDir : `${mediaDir}/$media_dir`};`,
     `  try_files ${path} =404;`,
-    // Nothing outside the published folders: no symbolic link below MEDIA_DIR is followed.
-    `  disable_symlinks on from=${mediaDir};`,
-    `  types { }`,
+    ...fromDisk,
     `  default_type ${type};`,
     `  add_header Cache-Control "${cacheControl}";`,
     ...security.map((line) => `  ${line}`),
     `}`,
   ]);
-  return [...check, ...files];
+  const open = [
+    // A version's playlists: from the disk when encrypted, else the app's (compressed, gated).
+    `location ~ "^/api/video/hls/${VERSION}/${PLAYLISTS}$" {`,
+    `  ${ifEncrypted(PUBLIC_PREFIX)}`,
+    `  proxy_pass http://app;`,
+    `}`,
+    ...PUBLIC_FILES.flatMap(({ location, type, cacheControl }) => [
+      `location ${location} {`,
+      `  internal;`,
+      ...ERROR_PAGES.map((line) => `  ${line}`),
+      `  root ${mediaDir};`,
+      `  try_files /$file =404;`,
+      ...fromDisk,
+      `  default_type ${type};`,
+      ...(type.endsWith('mpegurl')
+        ? [`  gzip on;`, `  gzip_types ${type};`, `  gzip_vary on;`, `  gzip_min_length 256;`]
+        : []),
+      `  add_header Cache-Control "${cacheControl}";`,
+      ...security.map((line) => `  ${line}`),
+      `}`,
+    ]),
+    `location ^~ ${APP_PREFIX}/ {`,
+    `  internal;`,
+    `  rewrite ^${APP_PREFIX}(/.*)$ $1 break;`,
+    `  proxy_pass http://app;`,
+    `}`,
+  ];
+  return [...check, ...files, ...open];
 }
 
 /** The whole nginx.conf for these options. */

@@ -2,40 +2,65 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
+  KEY_FILE,
   PUBLISHED,
   RUNG_DIR_PATTERN,
   RUNG_FILE_PATTERN,
   VERSION_DIR_PATTERN,
 } from '../../config/media-layout.js';
-import { keptFolder, rungParent, type Served } from '../published.js';
+import { keptFolder, rungFolder, rungId, type Publishes } from '../published.js';
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
-/** A playlist sent compressed when the browser accepts it (media.ts does the work). */
+/**
+ * A playlist sent compressed when the browser accepts it (media.ts does the work); `open`: a
+ * public file of an encrypted publish.
+ */
 export type SendText = (
   request: FastifyRequest,
   reply: FastifyReply,
   path: string,
   type: string,
+  open?: boolean,
 ) => Promise<FastifyReply>;
+
+/** A file sent by @fastify/send, with public headers when `open`. */
+export type SendFile = (reply: FastifyReply, path: string, open: boolean) => FastifyReply;
+
+/** Answers 401 (or throws the store's 503) and says true when there is no live session. */
+export type Refused = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+
+/** The routes that check the session themselves: an encrypted publish's media needs none. */
+export const HLS_ROUTES = new Set([
+  '/api/video/hls/master.m3u8',
+  '/api/video/hls/:rung/:file',
+  '/api/video/hls/:version/:rung/:file',
+]);
+
+/** The cache headers of a playlist (a master without a version changes per publish). */
+export const playlistCaching = (open: boolean) => (open ? 'public, no-cache' : 'private, no-cache');
 
 /**
  * The headers of a file under MEDIA_DIR's rendition folders: a segment's name never changes its
- * bytes (each publish has its own folders), so the browser keeps it for a re-watch; shared
- * caches never do. Undefined for any other file.
+ * bytes (each publish has its own folders), so it is kept for a year; shared caches keep it only
+ * when it is `open` (encrypted, useless without the key). Undefined for any other file.
  */
 export function renditionHeaders(
   mediaDir: string | null,
   path: string,
+  open = false,
 ): Record<string, string> | undefined {
   if (!mediaDir || !RUNG_DIR_PATTERN.test(basename(dirname(path)))) return undefined;
   const parent = dirname(dirname(path));
   const inVersion = dirname(parent) === mediaDir && VERSION_DIR_PATTERN.test(basename(parent));
   if (parent !== mediaDir && !inVersion) return undefined;
   if (path.endsWith('.m3u8'))
-    return { 'cache-control': 'private, no-cache', 'content-type': PLAYLIST_TYPE };
+    return { 'cache-control': playlistCaching(open), 'content-type': PLAYLIST_TYPE };
   if (path.endsWith('.mp4') || path.endsWith('.m4s'))
-    return { 'cache-control': 'private, max-age=31536000, immutable', 'content-type': 'video/mp4' };
+    return {
+      'cache-control': `${open ? 'public' : 'private'}, max-age=31536000, immutable`,
+      'content-type': 'video/mp4',
+    };
   return undefined;
 }
 
@@ -50,10 +75,13 @@ export const PUBLISHED_TYPES: Partial<Record<string, string>> = {
 
 /**
  * The adaptive video under /api/video/hls/: the master playlist, and each rendition's playlist,
- * init segment and media segments. Registered inside mediaRoutes, so behind its session check.
- * `master.m3u8` and `RUNG/FILE` are the served publish (a rendition by its publish's id, so any
- * kept one); `VERSION/...` is one kept version's folder, which the page names (media-info): a
- * publish made while a visitor watches changes nothing that visitor's player asks for.
+ * init segment, media segments and key. `master.m3u8` and `RUNG/FILE` are the served publish (a
+ * rendition by its publish's id, so any kept one); `VERSION/...` is one kept version's folder,
+ * which the page names (media-info): a publish made while a visitor watches changes nothing that
+ * visitor's player asks for.
+ * An encrypted publish's playlists and segments are public: without its key they are noise, so
+ * shared caches and CDNs may keep them and no session is asked per segment. Its key, and every
+ * file of a clear publish, need a live session (`refused`), asked before anything else.
  * Without MEDIA_DIR the master answers 204 No Content: that is how the page, built once, learns
  * that there is only the single MP4 (a 404 would be logged as an error in the visitor's console
  * on every visit).
@@ -61,45 +89,77 @@ export const PUBLISHED_TYPES: Partial<Record<string, string>> = {
 export async function adaptiveRoutes(
   app: FastifyInstance,
   {
-    mediaDir,
-    served,
+    media,
     sendText,
-  }: { mediaDir: string | null; served: (() => Promise<Served>) | null; sendText: SendText },
+    sendFile,
+    refused,
+  }: { media: Publishes | null; sendText: SendText; sendFile: SendFile; refused: Refused },
 ) {
   // The server's own 404 (JSON under /api/).
   const notFound = (reply: FastifyReply) => reply.callNotFound();
+  const encrypted = async (folder: string | undefined) =>
+    !!folder && !!media && (await media.facts(folder))?.encrypted === true;
 
-  app.get('/api/video/hls/master.m3u8', async (request, reply) =>
-    served
-      ? sendText(request, reply, join((await served()).dir, PUBLISHED.master), PLAYLIST_TYPE)
-      : reply.code(204).header('cache-control', 'private, no-cache').send(),
-  );
+  app.get('/api/video/hls/master.m3u8', async (request, reply) => {
+    const dir = media && (await media.served()).dir;
+    const open = await encrypted(dir ?? undefined);
+    if (!open && (await refused(request, reply))) return reply;
+    return dir
+      ? sendText(request, reply, join(dir, PUBLISHED.master), PLAYLIST_TYPE, open)
+      : reply.code(204).header('cache-control', 'private, no-cache').send();
+  });
 
-  const sendRungFile = (request: FastifyRequest, reply: FastifyReply, parent: string) => {
+  const sendKey = async (request: FastifyRequest, reply: FastifyReply, publish: string) => {
+    const read = await media!.key(publish);
+    if ('problem' in read) {
+      // Never a 500: the player reads a 404 as this rendition failing, and may try another.
+      request.log.warn({ videoKey: { id: publish, problem: read.problem } }, 'video key missing');
+      return notFound(reply);
+    }
+    return reply
+      .header('content-type', 'application/octet-stream')
+      .header('cache-control', 'private, no-store')
+      .send(read.key);
+  };
+
+  /** A rendition's file, from `folder` (undefined: no kept publish has that rendition). */
+  const sendRungFile = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    folder: string | undefined,
+  ) => {
     const { rung, file } = request.params as { rung: string; file: string };
     // Names are checked, not cleaned: nothing but a published file's name reaches the disk.
-    if (!RUNG_DIR_PATTERN.test(rung) || !RUNG_FILE_PATTERN.test(file)) return notFound(reply);
-    if (file.endsWith('.m3u8'))
-      return sendText(request, reply, join(parent, rung, file), PLAYLIST_TYPE);
-    return reply.sendFile(file, join(parent, rung));
+    const named =
+      RUNG_DIR_PATTERN.test(rung) && (file === KEY_FILE || RUNG_FILE_PATTERN.test(file));
+    const publish = named && folder ? await media!.rungPublish(folder, rung) : null;
+    const open = file !== KEY_FILE && publish?.encrypted === true;
+    if (!open && (await refused(request, reply))) return reply;
+    if (!publish || !folder) return notFound(reply);
+    if (file === KEY_FILE) return sendKey(request, reply, rungId(rung));
+    const path = join(folder, rung, file);
+    if (file.endsWith('.m3u8')) return sendText(request, reply, path, PLAYLIST_TYPE, open);
+    return sendFile(reply, path, open);
   };
 
   app.get<{ Params: { rung: string; file: string } }>(
     '/api/video/hls/:rung/:file',
     async (request, reply) => {
-      if (!mediaDir || !served) return notFound(reply);
+      if (!media) return (await refused(request, reply)) ? reply : notFound(reply);
       const { rung, file } = request.params;
-      const now = await served();
-      const version = keptFolder(mediaDir, now, rung);
-      if (!version) return sendRungFile(request, reply, rungParent(mediaDir, now, rung));
+      const now = await media.served();
+      const version = keptFolder(media.mediaDir, now, rung);
+      if (!version) return sendRungFile(request, reply, rungFolder(media.mediaDir, now, rung));
+      const open = file === PUBLISHED.master && (await encrypted(version));
+      if (!open && (await refused(request, reply))) return reply;
       const type = Object.hasOwn(PUBLISHED_TYPES, file) ? PUBLISHED_TYPES[file] : undefined;
       if (!type) return notFound(reply);
       const path = join(version, file);
       if (file === PUBLISHED.chapters && !existsSync(path))
         return reply.code(204).header('cache-control', 'private, no-cache').send();
       if (file.endsWith('.m3u8') || file.endsWith('.vtt'))
-        return sendText(request, reply, path, type);
-      return reply.sendFile(file, version);
+        return sendText(request, reply, path, type, open);
+      return sendFile(reply, path, false);
     },
   );
 
@@ -107,8 +167,8 @@ export async function adaptiveRoutes(
     '/api/video/hls/:version/:rung/:file',
     async (request, reply) => {
       const version =
-        mediaDir && served && keptFolder(mediaDir, await served(), request.params.version);
-      return version ? sendRungFile(request, reply, version) : notFound(reply);
+        media && keptFolder(media.mediaDir, await media.served(), request.params.version);
+      return sendRungFile(request, reply, version ?? undefined);
     },
   );
 }

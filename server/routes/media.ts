@@ -14,22 +14,38 @@ import { UNAUTHORIZED } from '../errors.js';
 import { ACCESS_PATH, MEDIA_DIR_HEADER, PUBLISHED } from '../../config/media-layout.js';
 import { liveSession } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
-import { servedVersions } from '../published.js';
-import { PUBLISHED_TYPES, adaptiveRoutes, renditionHeaders, type SendText } from './adaptive.js';
+import type { Publishes } from '../published.js';
+import {
+  HLS_ROUTES,
+  PUBLISHED_TYPES,
+  adaptiveRoutes,
+  playlistCaching,
+  renditionHeaders,
+  type Refused,
+  type SendFile,
+  type SendText,
+} from './adaptive.js';
 
 /**
- * The video, its captions and its poster, only for a live server-side session.
+ * The video, its captions and its poster, only for a live server-side session (an encrypted
+ * publish's playlists and segments excepted: adaptive.ts).
  * @fastify/send does the HTTP work (Range 206/416, ETag/304, Last-Modified, HEAD); this
  * plugin only decides who may ask and which file each route means.
  */
 export async function mediaRoutes(
   app: FastifyInstance,
-  { config, sessions }: { config: ServerConfig; sessions: SessionStore },
+  {
+    config,
+    sessions,
+    media,
+  }: { config: ServerConfig; sessions: SessionStore; media: Publishes | null },
 ) {
   // Named by route, not by file extension, so that a company's own files keep the right type
   // whatever they are called. With MEDIA_DIR, the same routes serve the publish served now.
   const { mediaDir } = config;
-  const served = mediaDir ? servedVersions(mediaDir) : null;
+  const served = media?.served ?? null;
+  // The answers of files anyone may keep (adaptive.ts decides which).
+  const open = new WeakSet<FastifyReply>();
   const published = (name: string, single: string) => async () =>
     served ? join((await served()).dir, name) : single;
   const files = [
@@ -53,20 +69,24 @@ export async function mediaRoutes(
     dotfiles: 'allow',
     index: false,
     setHeaders: (reply, path) => {
-      reply.header('cache-control', 'private, no-cache');
+      reply.header('cache-control', playlistCaching(open.has(reply)));
       const type =
         typeByPath.get(path) ??
         (mediaDir && path.startsWith(mediaDir + sep) ? PUBLISHED_TYPES[basename(path)] : undefined);
       if (type) reply.header('content-type', type);
-      reply.headers(renditionHeaders(mediaDir, path) ?? {});
+      reply.headers(renditionHeaders(mediaDir, path, open.has(reply)) ?? {});
     },
   });
 
+  const refused: Refused = async (request, reply) => {
+    if (await liveSession(request, sessions)) return false;
+    reply.header('cache-control', 'no-store').code(401).send(UNAUTHORIZED);
+    return true;
+  };
+  // The adaptive routes ask it themselves, once they know whether the publish is encrypted.
   app.addHook('onRequest', async (request, reply) => {
-    if (!(await liveSession(request, sessions))) {
-      reply.header('cache-control', 'no-store');
-      return reply.code(401).send(UNAUTHORIZED);
-    }
+    if (!HLS_ROUTES.has(request.routeOptions.url ?? '') && (await refused(request, reply)))
+      return reply;
   });
 
   // The proxy's question before it serves a file from MEDIA_DIR itself; the hook above answered
@@ -87,9 +107,14 @@ export async function mediaRoutes(
     });
   }
 
+  const sendFile: SendFile = (reply, path, anyone) => {
+    if (anyone) open.add(reply);
+    return reply.sendFile(basename(path), dirname(path));
+  };
+
   // Text (captions, playlists): compressed when the browser accepts it (compressed-text.ts).
   const compressed = new Map<string, ReturnType<typeof compressedText>>();
-  const sendText: SendText = async (request, reply, path, type) => {
+  const sendText: SendText = async (request, reply, path, type, anyone = false) => {
     reply.header('vary', 'Accept-Encoding');
     const encoding = preferredEncoding(request.headers['accept-encoding']);
     const read =
@@ -104,8 +129,8 @@ export async function mediaRoutes(
     if (file) compressed.set(path, read);
     else compressed.delete(path);
     // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
-    if (!encoding || !file) return reply.sendFile(basename(path), dirname(path));
-    reply.header('cache-control', 'private, no-cache').header('content-type', type);
+    if (!encoding || !file) return sendFile(reply, path, anyone);
+    reply.header('cache-control', playlistCaching(anyone)).header('content-type', type);
     return sendCompressed(request, reply, file, encoding);
   };
   // The captions and the chapters. A video published without chapters has none: 204, as the
@@ -118,9 +143,5 @@ export async function mediaRoutes(
       return sendText(request, reply, path, 'text/vtt; charset=utf-8');
     });
 
-  await app.register(adaptiveRoutes, {
-    mediaDir,
-    served,
-    sendText,
-  });
+  await app.register(adaptiveRoutes, { media, sendText, sendFile, refused });
 }

@@ -5,6 +5,7 @@ import { MAX_FIELD_LENGTH } from '../../machines/session.js';
 import type { Metrics } from '../metrics.js';
 import type { DeviceCookies } from '../device-cookie.js';
 import { verifyPassword } from '../password.js';
+import type { Publishes } from '../published.js';
 import { clearSessionCookie, setSessionCookie, tokenFrom } from '../session-cookie.js';
 import type { SessionStore } from '../sessions.js';
 import type { AttemptLimiter, Refusal } from '../signin-limiter.js';
@@ -49,6 +50,15 @@ export interface SigninDeps {
   /** Runs each hash when a slot is free (see slots.ts). */
   hashing: <T>(task: () => Promise<T>) => Promise<T>;
   devices: DeviceCookies;
+  /** MEDIA_DIR's publishes, or null (the single MP4). */
+  media: Publishes | null;
+}
+
+/** The served publish's key, for the browser to play it without asking for it. */
+export interface VideoKey {
+  id: string;
+  /** Base64 of the 16 bytes. */
+  key: string;
 }
 
 const WRONG = apiError('invalid_credentials', 'Usuario o contraseña incorrectos.');
@@ -84,8 +94,23 @@ function refuse(
 
 export async function signinRoute(
   app: FastifyInstance,
-  { config, sessions, limiter, metrics, hashing, devices }: SigninDeps,
+  { config, sessions, limiter, metrics, hashing, devices, media }: SigninDeps,
 ) {
+  /** The served publish's key when it is encrypted and its key can be read; else nothing. */
+  const videoKey = async (request: FastifyRequest): Promise<{ videoKey?: VideoKey }> => {
+    const served = await media?.servedKey();
+    if (!served) return {};
+    if ('problem' in served) {
+      // The page then asks for it (key.bin), which logs the same and answers 404.
+      request.log.warn(
+        { videoKey: { id: served.id, problem: served.problem } },
+        'video key missing',
+      );
+      return {};
+    }
+    return { videoKey: { id: served.id, key: served.key.toString('base64') } };
+  };
+
   /** Whether the attempt came with a device cookie; the cookie itself is never logged. */
   const trusted = (request: FastifyRequest) => devices.deviceFrom(request) !== null;
 
@@ -154,7 +179,7 @@ export async function signinRoute(
       setSessionCookie(request, reply, token, session.expiresAt - session.createdAt);
       devices.setDeviceCookie(request, reply);
       metrics.signin('accepted');
-      return { empresa: config.empresa, nombres: config.nombres };
+      return { empresa: config.empresa, nombres: config.nombres, ...(await videoKey(request)) };
     },
   );
 }

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.js';
 import {
   FIRST_SEGMENT_S,
+  KEY_FILE,
   PUBLISHED,
   SEGMENT_S,
   segmentName,
@@ -23,6 +24,7 @@ import {
 import { firstFragmentBytes, splitFragments } from '../../scripts/ops/fragments.js';
 import { PrepareError, planLadder, prepareVideo } from '../../scripts/ops/prepare-video.js';
 import { publishTestClip } from '../../scripts/test-support/test-clip.js';
+import { clearSegment, setEncrypted } from './encryption.js';
 import {
   REPO,
   SIGNOUT,
@@ -51,6 +53,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dirname(dir), { recursive: true, force: true }));
 
 const top = () => manifest.rungs[0]!;
+/** A segment's encoded bytes (segments are stored encrypted). */
+const segment = (rung: string, name: string) => clearSegment(dir, served, rung, name);
 const segmentsOf = (rung: string) =>
   readdirSync(join(served, rung))
     .filter((name) => name.endsWith('.m4s'))
@@ -122,11 +126,10 @@ describe('prepare-video', () => {
       const joined = join(dirname(dir), `${rung.dir}.mp4`);
       writeFileSync(
         joined,
-        Buffer.concat(
-          ['init.mp4', ...segmentsOf(rung.dir)].map((name) =>
-            readFileSync(join(served, rung.dir, name)),
-          ),
-        ),
+        Buffer.concat([
+          readFileSync(join(served, rung.dir, 'init.mp4')),
+          ...segmentsOf(rung.dir).map((name) => segment(rung.dir, name)),
+        ]),
       );
       const probe = spawnSync(
         'ffprobe',
@@ -139,7 +142,7 @@ describe('prepare-video', () => {
 
   it('cuts the first segment into four fragments, the first 0.5 s decoding alone after init', () => {
     for (const rung of manifest.rungs) {
-      const first = readFileSync(join(served, rung.dir, segmentName(0)));
+      const first = segment(rung.dir, segmentName(0));
       expect(topBoxes(first).filter((type) => type === 'moof')).toHaveLength(4);
       // Alone after init, the first fragment decodes: a keyframe first, then its 0.5 s.
       const head = join(dirname(dir), `${rung.dir}-head.mp4`);
@@ -181,7 +184,7 @@ describe('prepare-video', () => {
       }).stdout;
     expect(frames(cut)).toEqual(frames(whole));
     // What it does not know it leaves as it is: a segment of several fragments, or not an MP4.
-    const later = readFileSync(join(served, top().dir, segmentName(1)));
+    const later = segment(top().dir, segmentName(1));
     expect(splitFragments(later, 4)).toBe(later);
     const text = Buffer.from('not an mp4 at all');
     expect(splitFragments(text, 4)).toBe(text);
@@ -220,23 +223,30 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     rawRequest(base, path, { headers: { cookie, ...headers } });
 
   beforeAll(async () => {
+    // As prepare-video publishes: encrypted (made so here if it has not yet).
+    setEncrypted(dir, served, true);
     app = await testServer({ MEDIA_DIR: dir });
     base = await listen(app);
     cookie = sessionCookie((await signin(app)).headers['set-cookie']);
   });
   afterAll(() => app.close());
 
-  const everyKind = () => {
+  /** What only a session gets: the key, and everything that is not an encrypted segment. */
+  const gated = () => [
+    `/api/video/hls/${top().dir}/${KEY_FILE}`,
+    '/api/video',
+    '/api/video/captions.vtt',
+    '/api/video/chapters.vtt',
+    '/api/video/poster.jpg',
+  ];
+  /** What anyone gets: useless without the key. */
+  const open = () => {
     const rung = top().dir;
     return [
       '/api/video/hls/master.m3u8',
       `/api/video/hls/${rung}/index.m3u8`,
       `/api/video/hls/${rung}/init.mp4`,
       `/api/video/hls/${rung}/${segmentsOf(rung)[0]}`,
-      '/api/video',
-      '/api/video/captions.vtt',
-      '/api/video/chapters.vtt',
-      '/api/video/poster.jpg',
     ];
   };
 
@@ -262,8 +272,8 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     expect(text).toContain('00:00:04.000 --> 00:00:08.000\nCierre de la bolsa');
   });
 
-  it('refuses every kind of file with 401 JSON and no-store when there is no session', async () => {
-    for (const path of everyKind()) {
+  it('refuses the key and the clear files with 401 JSON and no-store when there is no session', async () => {
+    for (const path of gated()) {
       const res = await rawRequest(base, path, { headers: { range: 'bytes=0-1' } });
       expect(res.status, path).toBe(401);
       expect(JSON.parse(res.body.toString()).error).toBe('unauthorized');
@@ -271,11 +281,16 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     }
   });
 
-  it('never lets a shared cache keep any of them', async () => {
-    for (const path of everyKind()) {
+  it('lets a shared cache keep the encrypted media only, which needs no session', async () => {
+    for (const path of gated()) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers['cache-control'], path).toMatch(/^private, /);
+    }
+    for (const path of open()) {
+      const res = await rawRequest(base, path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['cache-control'], path).toMatch(/^public, /);
     }
   });
 
@@ -283,7 +298,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     const res = await get('/api/video/hls/master.m3u8', { 'accept-encoding': 'gzip' });
     expect(res.headers['content-type']).toBe('application/vnd.apple.mpegurl');
     expect(res.headers['content-encoding']).toBe('gzip');
-    expect(res.headers['cache-control']).toBe('private, no-cache');
+    expect(res.headers['cache-control']).toBe('public, no-cache');
     const text = gunzipSync(res.body).toString();
     expect(text).toBe(readFileSync(join(served, PUBLISHED.master), 'utf8'));
     // Every rendition it names is there.
@@ -295,7 +310,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     }
   });
 
-  it('serves init and media segments as MP4 with Range, kept by the browser only', async () => {
+  it('serves init and media segments as MP4 with Range, kept a year by any cache', async () => {
     const rung = top().dir;
     const name = segmentsOf(rung)[0]!;
     const size = statSync(join(served, rung, name)).size;
@@ -303,7 +318,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     expect(res.status).toBe(206);
     expect(res.headers['content-range']).toBe(`bytes 0-99/${size}`);
     expect(res.headers['content-type']).toBe('video/mp4');
-    expect(res.headers['cache-control']).toBe('private, max-age=31536000, immutable');
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.body.equals(readFileSync(join(served, rung, name)).subarray(0, 100))).toBe(true);
     const init = await get(`/api/video/hls/${rung}/init.mp4`);
     expect(init.headers['content-type']).toBe('video/mp4');
@@ -351,18 +366,13 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     }
   });
 
-  it('stops the next segment once the session has ended mid-play', async () => {
+  it('stops the key once the session has ended mid-play', async () => {
     const own = sessionCookie((await signin(app)).headers['set-cookie']);
-    const rung = top().dir;
-    const [first, second] = segmentsOf(rung);
-    const before = await rawRequest(base, `/api/video/hls/${rung}/${first}`, {
-      headers: { cookie: own },
-    });
+    const key = `/api/video/hls/${top().dir}/${KEY_FILE}`;
+    const before = await rawRequest(base, key, { headers: { cookie: own } });
     expect(before.status).toBe(200);
     await app.inject({ method: 'POST', url: SIGNOUT, headers: { cookie: own } });
-    const after = await rawRequest(base, `/api/video/hls/${rung}/${second}`, {
-      headers: { cookie: own },
-    });
+    const after = await rawRequest(base, key, { headers: { cookie: own } });
     expect(after.status).toBe(401);
   });
 });

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   DEMO_PASSWORD,
@@ -206,5 +209,27 @@ describe('server configuration', () => {
 
   it('accepts a hash pasted with a trailing newline', () => {
     expect(loadConfig({ PASSWORD_HASH: `${REAL_HASH}\n` }, REPO).usingDemoPassword).toBe(false);
+  });
+
+  it("keeps the publishes' keys beside MEDIA_DIR by default, and refuses them inside it or without it", () => {
+    const media = join(mkdtempSync(join(tmpdir(), 'keys-')), 'video');
+    mkdirSync(media);
+    writeFileSync(join(media, 'master.m3u8'), '#EXTM3U\n');
+    expect(loadConfig({}, REPO).mediaKeysDir).toBeNull();
+    expect(loadConfig({ MEDIA_DIR: `${media}/` }, REPO).mediaKeysDir).toBe(`${media}.keys`);
+    expect(loadConfig({ MEDIA_DIR: media, MEDIA_KEYS_DIR: '/srv/claves' }, REPO).mediaKeysDir).toBe(
+      '/srv/claves',
+    );
+    expect(problemsOf({ MEDIA_KEYS_DIR: '/srv/claves' })).toContain(
+      'MEDIA_KEYS_DIR means nothing without MEDIA_DIR',
+    );
+    for (const inside of [media, `${media}/keys`, `${media}/./a/../keys`, `${media}/..keys`])
+      expect(problemsOf({ MEDIA_DIR: media, MEDIA_KEYS_DIR: inside }), inside).toContain(
+        'MEDIA_KEYS_DIR must not be MEDIA_DIR or inside it',
+      );
+    // A name that only starts like the media folder is beside it.
+    expect(
+      loadConfig({ MEDIA_DIR: media, MEDIA_KEYS_DIR: `${media}..keys` }, REPO).mediaKeysDir,
+    ).toBe(`${media}..keys`);
   });
 });

@@ -10,12 +10,13 @@ import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLISHED, segmentName } from '../../config/media-layout.js';
+import { KEY_FILE, PUBLISHED, segmentName, type Manifest } from '../../config/media-layout.js';
 import { startProxy, type RunningProxy } from '../../scripts/ops/nginx.js';
 import { startRedis, type RedisServer } from '../../scripts/test-support/redis-server.js';
 import { publishTestClip } from '../../scripts/test-support/test-clip.js';
 import { buildServer } from '../../server/app.js';
 import { createMetrics, type Metrics } from '../../server/metrics.js';
+import { setEncrypted } from './encryption.js';
 import { DEMO_PASSWORD, logCapture, signinBody, SIGNIN, SIGNOUT, testConfig } from './helpers.js';
 
 /** The proxy trusts one session cookie's answer this long (PROXY_AUTH_CACHE_S). */
@@ -33,6 +34,7 @@ let proxy: RunningProxy;
 let dir: string;
 let rung: string;
 let published: string;
+let manifest: Manifest;
 const instances: Instance[] = [];
 
 async function startInstance(env: Record<string, string>): Promise<Instance> {
@@ -48,11 +50,12 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
 }
 
 beforeAll(async () => {
-  let manifest;
   [redis, { dir, manifest }] = await Promise.all([startRedis(), publishTestClip(7)]);
   rung = manifest.rungs.at(-1)!.dir;
   // The publish's own folder (its version) inside MEDIA_DIR.
   published = join(dir, manifest.version);
+  // A publish made before encryption, as far as the gate goes; one test encrypts it.
+  setEncrypted(dir, published, false);
   const env = {
     REDIS_URL: redis.url,
     MEDIA_DIR: dir,
@@ -291,6 +294,84 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     expect((await send(segment(0), { headers: { cookie: `__Host-sid=${value}` } })).status).toBe(
       200,
     );
+  });
+
+  it("serves an encrypted publish's playlists and segments to anyone, public and cacheable, never asking the app; its key only to a session", async () => {
+    const key = setEncrypted(dir, published, true)!;
+    try {
+      const asked = await counted('app_requests_total', { kind: 'access' });
+      const served = await counted('app_requests_total', { kind: 'segment' });
+      const lists = await counted('app_requests_total', { kind: 'playlist' });
+      const versioned = (name: string) => `/api/video/hls/${manifest.version}/${name}`;
+      for (const name of [
+        `${rung}/init.mp4`,
+        `${rung}/${segmentName(0)}`,
+        `${rung}/${segmentName(1)}`,
+      ]) {
+        const answer = await send(versioned(name));
+        expect(answer.status, name).toBe(200);
+        expect(answer.body.equals(readFileSync(join(published, name))), name).toBe(true);
+        expect(answer.headers['cache-control'], name).toBe('public, max-age=31536000, immutable');
+        expect(answer.headers['content-type'], name).toBe('video/mp4');
+        expect(answer.headers['x-content-type-options'], name).toBe('nosniff');
+      }
+      const ranged = await send(versioned(`${rung}/${segmentName(0)}`), {
+        headers: { range: 'bytes=10-19' },
+      });
+      expect(ranged.status).toBe(206);
+      for (const name of [`${rung}/index.m3u8`, PUBLISHED.master]) {
+        const answer = await send(versioned(name), { headers: { 'accept-encoding': 'gzip' } });
+        expect(answer.status, name).toBe(200);
+        expect(answer.headers['cache-control'], name).toBe('public, no-cache');
+        expect(answer.headers['content-type'], name).toBe('application/vnd.apple.mpegurl');
+        expect(answer.headers['content-encoding'], name).toBe('gzip');
+      }
+      // Read from the disk by nginx: no access check, no instance.
+      expect(await counted('app_requests_total', { kind: 'access' })).toBe(asked);
+      expect(await counted('app_requests_total', { kind: 'segment' })).toBe(served);
+      expect(await counted('app_requests_total', { kind: 'playlist' })).toBe(lists);
+
+      // By a rendition's name only, nginx cannot know its folder: the app answers, as publicly.
+      const unversioned = await send(segment(1));
+      expect(unversioned.status).toBe(200);
+      expect(unversioned.body.equals(readFileSync(join(published, rung, segmentName(1))))).toBe(
+        true,
+      );
+      expect(unversioned.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(await counted('app_requests_total', { kind: 'segment' })).toBe(served + 1);
+
+      // The key, the MP4 and the poster: a session's only.
+      const cookie = await session();
+      for (const path of [`/api/video/hls/${rung}/${KEY_FILE}`, versioned(`${rung}/${KEY_FILE}`)]) {
+        expect((await send(path)).status, path).toBe(401);
+        const answer = await send(path, { headers: { cookie } });
+        expect(answer.status, path).toBe(200);
+        expect(answer.body.equals(key), path).toBe(true);
+        expect(answer.headers['cache-control'], path).toBe('private, no-store');
+      }
+      for (const path of ['/api/video', '/api/video/poster.jpg', versioned(PUBLISHED.fallback)])
+        expect((await send(path)).status, path).toBe(401);
+      // Nothing else of the folder, and never the keys' folder, by any spelling.
+      for (const path of [
+        versioned(PUBLISHED.manifest),
+        `/_public/api/video/hls/${manifest.version}/${rung}/${segmentName(0)}`,
+        `/_app/api/video/hls/${rung}/${segmentName(0)}`,
+        `/api/video/hls/${manifest.version}/../../media.keys/${manifest.id}.key`,
+      ]) {
+        const answer = await send(path);
+        expect(answer.status, path).not.toBe(200);
+        expect(answer.body.includes(key), path).toBe(false);
+      }
+    } finally {
+      setEncrypted(dir, published, false);
+    }
+    // Clear again: the same URLs are a session's only.
+    for (const path of [
+      `/api/video/hls/${manifest.version}/${rung}/${segmentName(0)}`,
+      `/api/video/hls/${manifest.version}/${rung}/index.m3u8`,
+      segment(0),
+    ])
+      expect((await send(path)).status, path).toBe(401);
   });
 
   it("answers its own refusals (400, 401, 404, 405, 413, 416) with the app's JSON shape and the security headers", async () => {

@@ -2,7 +2,8 @@
  * How prepare-video replaces what MEDIA_DIR serves without disturbing anyone: each publish is a
  * folder of its own (`v<UTC time>-<id>`), made under a dot-name the server never serves and
  * renamed into place whole; current.json, replaced by rename(2), then names it. The previous
- * versions stay while a page may still play them (prepare-video.ts's keptOldS).
+ * versions stay while a page may still play them (prepare-video.ts's keptOldS). A version's key
+ * (media-crypto.ts) lives in the keys folder as long as a version with its id is kept.
  */
 import {
   closeSync,
@@ -23,6 +24,7 @@ import {
   ROOT_VERSION,
   RUNG_DIR_PATTERN,
   VERSION_DIR_PATTERN,
+  keyFileName,
   parsePointer,
   type CurrentPointer,
 } from '../../config/media-layout.js';
@@ -68,7 +70,7 @@ export function lockFolder(dir: string): () => void {
   throw new PublishBusyError(`could not lock ${dir}.`);
 }
 
-function readPointer(dir: string): CurrentPointer | null {
+export function readPointer(dir: string): CurrentPointer | null {
   try {
     return parsePointer(readFileSync(join(dir, CURRENT_FILE), 'utf8'));
   } catch {
@@ -90,7 +92,7 @@ function writePointer(dir: string, pointer: CurrentPointer): void {
 }
 
 /** What an interrupted publish left (under the lock, so none is another's work in progress). */
-export function removeLeftovers(dir: string): string[] {
+export function removeLeftovers(dir: string, keysDir?: string): string[] {
   const pointer = readPointer(dir);
   const kept = new Set([pointer?.version, ...(pointer?.retired ?? []).map((r) => r.version)]);
   const left = readdirSync(dir).filter(
@@ -101,12 +103,42 @@ export function removeLeftovers(dir: string): string[] {
       (VERSION_DIR_PATTERN.test(name) && !kept.has(name)),
   );
   for (const name of left) rmSync(join(dir, name), { recursive: true, force: true });
+  if (keysDir) removeUnnamedKeys(dir, keysDir);
   return left;
 }
 
 /** `v` and the UTC time to the second, then the publish's id. */
 export const versionName = (id: string, now: Date) =>
   `v${now.toISOString().replace(/\D/g, '').slice(0, 14)}-${id}`;
+
+/** The publish id in a version's name (versionName): its key file's name. */
+export const versionId = (version: string) => version.slice(version.lastIndexOf('-') + 1);
+
+const KEY_NAME_PATTERN = /^[a-z0-9]{8}\.key$/;
+
+/**
+ * Removes the key files of every publish current.json does not name (a removed version's, an
+ * interrupted publish's): a key outlives no version. The keys folder belongs to this one media
+ * folder. Returns the names removed.
+ */
+export function removeUnnamedKeys(dir: string, keysDir: string): string[] {
+  const pointer = readPointer(dir);
+  const named = new Set(
+    [pointer?.version, ...(pointer?.retired ?? []).map((r) => r.version)]
+      .filter((version) => version && VERSION_DIR_PATTERN.test(version))
+      .map((version) => keyFileName(versionId(version!))),
+  );
+  let names: string[];
+  try {
+    names = readdirSync(keysDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const stray = names.filter((name) => KEY_NAME_PATTERN.test(name) && !named.has(name));
+  for (const name of stray) rmSync(join(keysDir, name), { force: true });
+  return stray;
+}
 
 /**
  * Puts the finished `stage` in place as version `name` and serves it: one rename for the
@@ -140,18 +172,20 @@ function removeRootPublish(dir: string): void {
 }
 
 /**
- * Removes the versions retired more than `keepS` ago (and what interrupted publishes left);
- * returns the names removed. current.json drops them first, so a crash half-way leaves only
- * folders nothing names, which the next run removes.
+ * Removes the versions retired more than `keepS` ago (and what interrupted publishes left), and
+ * their keys when `keysDir` is given; returns the versions removed. current.json drops them
+ * first, so a crash half-way leaves only folders and keys nothing names, which the next run
+ * removes.
  */
-export function removeExpired(dir: string, keepS: number, now: Date): string[] {
+export function removeExpired(dir: string, keepS: number, now: Date, keysDir?: string): string[] {
   const pointer = readPointer(dir);
-  const removed = removeLeftovers(dir);
+  const removed = removeLeftovers(dir, keysDir);
   if (!pointer) return removed;
   const expired = (until: string) => Date.parse(until) + keepS * 1000 <= now.getTime();
   const gone = pointer.retired.filter((r) => expired(r.until));
   if (!gone.length) return removed;
   writePointer(dir, { ...pointer, retired: pointer.retired.filter((r) => !expired(r.until)) });
+  if (keysDir) removeUnnamedKeys(dir, keysDir);
   for (const { version } of gone) {
     if (version === ROOT_VERSION) removeRootPublish(dir);
     else rmSync(join(dir, version), { recursive: true, force: true });

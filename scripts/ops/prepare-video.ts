@@ -1,7 +1,8 @@
 /**
  * `npm run prepare-video -- SOURCE [--out DIR] [--chapters FILE]`: turns the company's video (mp4, mov, mkv; any
  * size or shape) into what `MEDIA_DIR=DIR npm start` serves: an H.264/AAC HLS ladder in fMP4
- * segments, its playlists, a progressive fallback MP4, a poster and Spanish captions.
+ * segments, its playlists, a progressive fallback MP4, a poster and Spanish captions. The
+ * segments are encrypted under a new key, written to the keys folder (`--keys DIR`, beside DIR).
  * The source is decoded once first: a damaged one changes nothing. Each publish is made in a
  * folder of its own and served by one rename (media-versions.ts): visitors watching the
  * previous one keep it, and an interrupted publish leaves the served one as it was.
@@ -9,6 +10,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
+  accessSync,
+  constants,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -27,6 +30,8 @@ import {
   PUBLISHED,
   RUNG_FILES,
   SEGMENT_S,
+  keyFileName,
+  keysDirFor,
   segmentName,
   type Manifest,
   type PublishedRung as Rung,
@@ -43,6 +48,7 @@ import {
 } from './media-versions.js';
 import { checkSource, type SourceCheck } from './source-check.js';
 import { splitFragments } from './fragments.js';
+import { KeyError, checkKeysDir, encryptRung, newKey, writeKey } from './media-crypto.js';
 
 interface RungSpec {
   /** The short side in pixels (the height of a landscape video). */
@@ -289,6 +295,8 @@ export interface PrepareOptions {
   signal?: AbortSignal;
   /** The clock, for the switch's time and the clean-up. */
   now?: () => Date;
+  /** Where the publish's key is written; keysDirFor(the media folder) by default. */
+  keysDir?: string;
 }
 
 /**
@@ -343,46 +351,100 @@ export async function prepareVideo(
     ? readChapters(options.chapters, info.durationS)
     : chaptersBeside(source);
   const outDir = resolve(outDirArg);
+  const keysDir = resolve(options.keysDir ?? keysDirFor(outDir));
+  checkKeys(outDir, keysDir);
+  // Before minutes of encoding: a keys folder it cannot write stops here.
+  try {
+    mkdirSync(keysDir, { recursive: true, mode: 0o700 });
+    accessSync(keysDir, constants.W_OK);
+  } catch (error) {
+    throw new PrepareError(
+      `the keys folder ${keysDir} cannot be written (${(error as NodeJS.ErrnoException).code}). Nothing was published.`,
+    );
+  }
   mkdirSync(outDir, { recursive: true });
   const now = options.now ?? (() => new Date());
   const release = lockForPublish(outDir);
   try {
-    removeLeftovers(outDir);
-    const id = randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(-8);
+    removeLeftovers(outDir, keysDir);
+    const id = newPublishId();
     const stage = join(outDir, `${STAGING_PREFIX}${id}`);
     mkdirSync(stage);
     let manifest: Manifest;
     try {
+      const key = newKey();
       manifest = await publish(source, info, stage, id, {
         preset: options.preset ?? 'veryfast',
         chapters: chaptersTrack,
         signal: options.signal,
         now,
+        key,
       });
       if (check.problems.length)
         manifest.cut = { containerS: check.containerS, problems: check.problems };
       writeFileSync(join(stage, PUBLISHED.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
-      switchTo(outDir, stage, manifest.version, now());
+      serveWithKey(outDir, stage, manifest.version, now(), () => writeKey(keysDir, id, key));
     } finally {
       rmSync(stage, { recursive: true, force: true });
     }
-    removeExpired(outDir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, now());
+    removeExpired(outDir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, now(), keysDir);
     return manifest;
   } finally {
     release();
   }
 }
 
+/** A new publish's id: its version folder, its renditions and its key are named by it. */
+export const newPublishId = () =>
+  randomBytes(5).readUIntBE(0, 5).toString(36).padStart(8, '0').slice(-8);
+
+/** The keys folder beside the media folder, said as a PrepareError otherwise. */
+function checkKeys(outDir: string, keysDir: string): void {
+  try {
+    checkKeysDir(outDir, keysDir);
+  } catch (error) {
+    if (error instanceof KeyError) throw new PrepareError(`${error.message} Nothing was changed.`);
+    throw error;
+  }
+}
+
+/**
+ * Serves the finished `stage` as `version` (switchTo), its key written first: the server answers
+ * the key as soon as the pointer names the version. A failed switch takes the key away again.
+ */
+export function serveWithKey(
+  dir: string,
+  stage: string,
+  version: string,
+  now: Date,
+  saveKey: () => string,
+): void {
+  const keyFile = saveKey();
+  try {
+    switchTo(dir, stage, version, now);
+  } catch (error) {
+    rmSync(keyFile, { force: true });
+    throw error;
+  }
+}
+
 /** Removes what no page can still play (`npm run prepare-video -- --clean DIR`). */
 export function cleanMediaDir(
   dirArg: string,
-  options: { keepOldS?: number; now?: Date } = {},
+  options: { keepOldS?: number; now?: Date; keysDir?: string } = {},
 ): string[] {
   const dir = resolve(dirArg);
   if (!existsSync(dir)) throw new PrepareError(`${dirArg} does not exist.`);
+  const keysDir = resolve(options.keysDir ?? keysDirFor(dir));
+  checkKeys(dir, keysDir);
   const release = lockForPublish(dir);
   try {
-    return removeExpired(dir, options.keepOldS ?? DEFAULT_KEEP_OLD_S, options.now ?? new Date());
+    return removeExpired(
+      dir,
+      options.keepOldS ?? DEFAULT_KEEP_OLD_S,
+      options.now ?? new Date(),
+      keysDir,
+    );
   } finally {
     release();
   }
@@ -407,6 +469,7 @@ async function publish(
     chapters: { vtt: string; count: number } | null;
     signal?: AbortSignal;
     now: () => Date;
+    key: Buffer;
   },
 ): Promise<Manifest> {
   const { preset, chapters } = options;
@@ -452,7 +515,7 @@ async function publish(
     const codecs = /CODECS="([^"]+)"/.exec(line)?.[1];
     if (codecs) codecsByDir.set(lines[i + 1]!.trim().split('/')[0]!, codecs);
   });
-  const rungs: Rung[] = ladder.map((rung, i) => {
+  const dirs = ladder.map((rung, i) => {
     const from = join(stage, `v${i}`);
     // ffmpeg names the init file init_N.mp4 whatever it is told.
     for (const name of readdirSync(from))
@@ -460,9 +523,32 @@ async function publish(
     const playlist = join(from, 'index.m3u8');
     writeFileSync(playlist, readFileSync(playlist, 'utf8').replace(/init_\d+\.mp4/, 'init.mp4'));
     joinSegments(from);
-    const measured = measureRung(from);
     const dir = `${id}-${Math.min(rung.width, rung.height)}p`;
     renameSync(from, join(stage, dir));
+    return dir;
+  });
+  rmSync(join(stage, 'ffmpeg-master.m3u8'));
+
+  // Safari starts on the first variant listed: the middle one (the fallback's), then the others
+  // from the highest down. hls.js sorts them itself and starts from its estimate.
+  const middleIndex = Math.floor(ladder.length / 2);
+  // The fallback: the middle rung's segments joined into one faststart MP4 (no second encode),
+  // read while they are clear: it is served whole behind the session, never encrypted.
+  await run(
+    [
+      '-i',
+      join(stage, dirs[middleIndex]!, RUNG_FILES.playlist),
+      ...['-c', 'copy', '-movflags', '+faststart', join(stage, PUBLISHED.fallback)],
+    ],
+    'writing the fallback MP4',
+  );
+
+  const rungs: Rung[] = ladder.map((rung, i) => {
+    const dir = dirs[i]!;
+    // Last of all that reads segment bytes (the fragments' cut rewrote boxes), and measured
+    // after: the rates are those of the bytes served.
+    encryptRung(join(stage, dir), join(stage, dir), options.key);
+    const measured = measureRung(join(stage, dir));
     return {
       dir,
       width: rung.width,
@@ -473,11 +559,8 @@ async function publish(
       bytes: measured.bytes,
     };
   });
-  rmSync(join(stage, 'ffmpeg-master.m3u8'));
 
-  // Safari starts on the first variant listed: the middle one (the fallback's), then the others
-  // from the highest down. hls.js sorts them itself and starts from its estimate.
-  const middle = rungs[Math.floor(rungs.length / 2)]!;
+  const middle = rungs[middleIndex]!;
   const listed = [middle, ...rungs.filter((r) => r !== middle)];
   const master = [
     '#EXTM3U',
@@ -490,16 +573,6 @@ async function publish(
     '',
   ].join('\n');
   writeFileSync(join(stage, PUBLISHED.master), master);
-
-  // The fallback: the middle rung's segments joined into one faststart MP4 (no second encode).
-  await run(
-    [
-      '-i',
-      join(stage, middle.dir, RUNG_FILES.playlist),
-      ...['-c', 'copy', '-movflags', '+faststart', join(stage, PUBLISHED.fallback)],
-    ],
-    'writing the fallback MP4',
-  );
 
   // The poster is on screen only until the first frame, and on a slow link it shares the
   // bandwidth with that frame: 480p at q 5 is far smaller than 720p at q 4 (docs/benchmarks.md).
@@ -540,6 +613,7 @@ async function publish(
     captions,
     chapters: chapters?.count ?? 0,
     firstSegmentS: FIRST_SEGMENT_S,
+    encrypted: true,
   };
 }
 
@@ -578,11 +652,20 @@ function readChapters(file: string, durationS: number): { vtt: string; count: nu
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 const kbps = (bps: number) => `${Math.round(bps / 1000)} kbit/s`;
 
-/** `source` as the operator named it, for the commands the summary suggests. */
-export function describe(manifest: Manifest, outDir: string, source = manifest.source): string {
+/**
+ * `source` as the operator named it, for the commands the summary suggests; `keysDir` as named,
+ * when it is not the default.
+ */
+export function describe(
+  manifest: Manifest,
+  outDir: string,
+  source = manifest.source,
+  keysDir?: string,
+): string {
   const minutes = Math.floor(manifest.durationS / 60);
   const seconds = Math.round(manifest.durationS % 60);
-  const again = `npm run prepare-video -- ${source} --out ${outDir}`;
+  const keysArg = keysDir ? ` --keys ${keysDir}` : '';
+  const again = `npm run prepare-video -- ${source} --out ${outDir}${keysArg}`;
   const captionsBeside = `${join(dirname(source), basename(source, extname(source)))}.es.vtt`;
   return [
     `Published ${manifest.source} (${minutes} min ${seconds} s) into ${join(outDir, manifest.version)}:`,
@@ -597,13 +680,18 @@ export function describe(manifest: Manifest, outDir: string, source = manifest.s
     ),
     `  fallback  ${PUBLISHED.fallback} (${manifest.fallback.rung}), ${mb(manifest.fallback.bytes)}`,
     `  poster    ${PUBLISHED.poster}`,
+    ...(manifest.encrypted
+      ? [
+          `  key       ${join(keysDir ?? keysDirFor(outDir), keyFileName(manifest.id))}: every segment is encrypted under it; keep it out of backups you share`,
+        ]
+      : []),
     manifest.chapters
       ? `  chapters  ${PUBLISHED.chapters} (${manifest.chapters})`
       : `  chapters  MISSING: the page says "todavía no tiene capítulos". Add them (one "MM:SS Title" a line): ${again} --chapters chapters.txt`,
     manifest.captions === 'stub'
       ? `  captions  ${PUBLISHED.captions} is a STUB with no lines: no captions, no transcript. Add them: put the Spanish WebVTT at ${captionsBeside}, then ${again}`
       : `  captions  ${PUBLISHED.captions} (${{ kept: 'kept from beside the source', embedded: 'taken from the file' }[manifest.captions]})`,
-    `Serve it with: MEDIA_DIR=${outDir} npm start`,
+    `Serve it with: MEDIA_DIR=${outDir}${keysDir ? ` MEDIA_KEYS_DIR=${keysDir}` : ''} npm start`,
   ].join('\n');
 }
 
@@ -616,11 +704,12 @@ interface Args {
   /** `--clean DIR`: only the clean-up. */
   clean?: string;
   keepOldS?: number;
+  keys?: string;
 }
 
 const USAGE = [
-  'Usage: npm run prepare-video -- SOURCE [--out DIR] [--chapters FILE] [--preset veryfast] [--accept-truncated] [--keep-old SECONDS]',
-  '       npm run prepare-video -- --clean DIR [--keep-old SECONDS]',
+  'Usage: npm run prepare-video -- SOURCE [--out DIR] [--keys DIR] [--chapters FILE] [--preset veryfast] [--accept-truncated] [--keep-old SECONDS]',
+  '       npm run prepare-video -- --clean DIR [--keys DIR] [--keep-old SECONDS]',
 ].join('\n');
 
 function parseArgs(argv: string[]): Args {
@@ -634,6 +723,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--chapters') args.chapters = argv[++i];
     else if (arg === '--accept-truncated') args.acceptTruncated = true;
     else if (arg === '--clean') args.clean = argv[++i] ?? '';
+    else if (arg === '--keys') args.keys = argv[++i] ?? '';
     else if (arg === '--keep-old') {
       args.keepOldS = Number(argv[++i]);
       if (!Number.isSafeInteger(args.keepOldS) || args.keepOldS < 0)
@@ -643,7 +733,7 @@ function parseArgs(argv: string[]): Args {
   }
   if (args.clean !== undefined ? !args.clean || positional.length : positional.length !== 1)
     throw new PrepareError(USAGE);
-  if (!args.out) throw new PrepareError(USAGE);
+  if (!args.out || args.keys === '') throw new PrepareError(USAGE);
   return { ...args, source: positional[0] ?? '' };
 }
 
@@ -661,7 +751,7 @@ async function main() {
     const args = parseArgs(process.argv.slice(2));
     const keepOldS = args.keepOldS ?? keptOldS(process.env);
     if (args.clean !== undefined) {
-      const removed = cleanMediaDir(args.clean, { keepOldS });
+      const removed = cleanMediaDir(args.clean, { keepOldS, keysDir: args.keys });
       console.log(
         removed.length
           ? `Removed from ${args.clean}: ${removed.join(', ')}`
@@ -676,8 +766,9 @@ async function main() {
       acceptTruncated: args.acceptTruncated,
       keepOldS,
       signal: controller.signal,
+      keysDir: args.keys,
     });
-    console.log(describe(manifest, args.out, args.source));
+    console.log(describe(manifest, args.out, args.source, args.keys));
     console.log(`Done in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   } catch (error) {
     if (!(error instanceof PrepareError)) throw error;

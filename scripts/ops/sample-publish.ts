@@ -8,8 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_FILE } from '../../config/media-layout';
+import { keyFileName, keysDirFor } from '../../config/media-layout';
 import type { Env } from '../../config/settings';
+import { readPointer, versionId } from './media-versions';
 import { PrepareError, prepareVideo } from './prepare-video';
 
 export const SAMPLE_PUBLISH_DIR = join('data', 'sample-publish');
@@ -21,6 +22,8 @@ const MADE_FROM = [
   'media/sample.chapters.vtt',
   'scripts/ops/prepare-video.ts',
   'scripts/ops/fragments.ts',
+  'scripts/ops/media-crypto.ts',
+  'scripts/ops/media-versions.ts',
   'config/media-layout.ts',
 ];
 /** A dotfile in the publish's folder: the server never serves MEDIA_DIR's root files. */
@@ -37,6 +40,12 @@ function fingerprint(root: string): string {
     hash.update(`${file}\0`).update(existsSync(path) ? readFileSync(path) : '');
   }
   return hash.digest('hex');
+}
+
+/** A publish is served, and its key is there: without it nothing of the publish plays. */
+function keyed(dir: string): boolean {
+  const pointer = readPointer(dir);
+  return !!pointer && existsSync(join(keysDirFor(dir), keyFileName(versionId(pointer.version))));
 }
 
 const hasFfmpeg = () =>
@@ -56,7 +65,7 @@ export async function samplePublish(
   const stamp = join(dir, STAMP);
   const wanted = fingerprint(root);
   const made = existsSync(stamp) && readFileSync(stamp, 'utf8');
-  if (made === wanted && existsSync(join(dir, CURRENT_FILE))) return SAMPLE_PUBLISH_DIR;
+  if (made === wanted && keyed(dir)) return SAMPLE_PUBLISH_DIR;
   if (!hasFfmpeg()) {
     log(
       'ffmpeg not found: serving the single MP4 (no quality menu, no adaptive video). `sudo apt-get install -y ffmpeg`, then `npm start` again, publishes the sample as adaptive video.',

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CURRENT_FILE, PUBLISHED } from '../../config/media-layout';
+import { CURRENT_FILE, PUBLISHED, keyFileName, keysDirFor } from '../../config/media-layout';
 import {
   SAMPLE_PUBLISH_DIR,
   onSampleDefaults,
@@ -54,18 +54,26 @@ describe('the sample publish', () => {
     expect(master.match(/#EXT-X-STREAM-INF/g)).toHaveLength(3);
     const published = join(root, SAMPLE_PUBLISH_DIR, first);
     expect(readFileSync(join(published, PUBLISHED.chapters), 'utf8')).toBe(chapters);
-    expect(JSON.parse(readFileSync(join(published, PUBLISHED.manifest), 'utf8'))).toMatchObject({
-      chapters: 2,
-    });
+    const manifest = JSON.parse(readFileSync(join(published, PUBLISHED.manifest), 'utf8'));
+    expect(manifest).toMatchObject({ chapters: 2, encrypted: true });
+    const keys = keysDirFor(join(root, SAMPLE_PUBLISH_DIR));
+    expect(readdirSync(keys)).toEqual([keyFileName(manifest.id)]);
 
     expect(await samplePublish(root, { log })).toBe(SAMPLE_PUBLISH_DIR);
     expect(lines).toHaveLength(1);
     expect(served(root).version).toBe(first);
 
-    makeClip(join(root, 'media', 'sample.mp4'), 3, { tone: 660 });
+    // Without its key nothing of the publish plays: made again.
+    rmSync(keys, { recursive: true });
     expect(await samplePublish(root, { log })).toBe(SAMPLE_PUBLISH_DIR);
     expect(lines).toHaveLength(2);
-    expect(served(root).version).not.toBe(first);
+    const second = served(root).version;
+    expect(second).not.toBe(first);
+
+    makeClip(join(root, 'media', 'sample.mp4'), 3, { tone: 660 });
+    expect(await samplePublish(root, { log })).toBe(SAMPLE_PUBLISH_DIR);
+    expect(lines).toHaveLength(3);
+    expect(served(root).version).not.toBe(second);
   }, 120_000);
 
   it('without ffmpeg: the single MP4, and the start says how to get the rest', async () => {

@@ -71,7 +71,7 @@ export function rungFolder(mediaDir: string, served: Served, rung: string): stri
 /** What serving a publish needs from its media.json. */
 export interface PublishFacts {
   id: string;
-  /** Its segments are under its key (config/media-layout.ts): they and its playlists are public. */
+  /** Its segments are under its key (config/media-layout.ts): public, unlike its playlists. */
   encrypted: boolean;
 }
 
@@ -82,8 +82,6 @@ export type KeyRead = { key: Buffer } | { problem: string };
 export interface Publishes {
   mediaDir: string;
   served: () => Promise<Served>;
-  /** The media.json of a publish's folder; null when it has none that names an id. */
-  facts: (folder: string) => Promise<PublishFacts | null>;
   /**
    * The publish in `folder` that rendition `rung` belongs to: its id is the rung's prefix and
    * the rung's folder is there. Null otherwise.
@@ -108,6 +106,7 @@ export function publishes(mediaDir: string, keysDir: string): Publishes {
   // A version folder never changes, but the flat layout's root is published over in place:
   // each media.json is read again when its file changes, as current.json is.
   const cache = new Map<string, { key: string; facts: PublishFacts | null }>();
+  // The media.json of a publish's folder; null when it has none that names an id.
   const facts = async (folder: string) => {
     const file = join(folder, PUBLISHED.manifest);
     const stats = await stat(file).catch(() => null);
@@ -139,5 +138,5 @@ export function publishes(mediaDir: string, keysDir: string): Publishes {
     const publish = await facts((await served()).dir);
     return publish?.encrypted ? { id: publish.id, ...(await key(publish.id)) } : null;
   };
-  return { mediaDir, served, facts, rungPublish, key, servedKey };
+  return { mediaDir, served, rungPublish, key, servedKey };
 }

@@ -130,39 +130,33 @@ const VERSION = '(?<version>v[0-9]{14}-(?<publish>[a-z0-9]{8}))';
 /** A rendition folder's name (RUNG_DIR_PATTERN). */
 const RUNG = '[a-z0-9]{8}-[0-9]{2,4}p';
 const MEDIA = '(?:init\\.mp4|seg[0-9]{5}\\.m4s)';
-const PLAYLISTS = `(?:${RUNG}/index\\.m3u8|master\\.m3u8)`;
 
-/** An encrypted publish's files by URL: public, answered from MEDIA_DIR with no session. */
+/** An encrypted publish's segments by URL: public, answered from MEDIA_DIR with no session. */
 const PUBLIC_PREFIX = '/_public';
 /** A request the app answers as it is (its own check and its own mapping). */
 const APP_PREFIX = '/_app';
 
 /**
- * What is public: the playlists and segments of a publish whose key exists (prepare-video writes
- * one exactly for an encrypted publish; a publish made before encryption has none, so it stays
- * behind the session check whatever else is on the disk).
+ * What is public: the init and media segments of a publish whose key exists (prepare-video
+ * writes one exactly for an encrypted publish; a publish made before encryption has none, so it
+ * stays behind the session check whatever else is on the disk). No location here serves a
+ * playlist: they go to the app and its check, as a clear publish's do.
+ * Playlists stay gated: they still ask the server, so an ended session shows the login.
  */
-const PUBLIC_FILES = [
-  {
-    location: `~ "^${PUBLIC_PREFIX}/api/video/hls/(?<file>v[0-9]{14}-[a-z0-9]{8}/${RUNG}/${MEDIA})$"`,
-    type: 'video/mp4',
-    // Their URL names their publish: the bytes behind it never change.
-    cacheControl: 'public, max-age=31536000, immutable',
-  },
-  {
-    location: `~ "^${PUBLIC_PREFIX}/api/video/hls/(?<file>v[0-9]{14}-[a-z0-9]{8}/${PLAYLISTS})$"`,
-    type: 'application/vnd.apple.mpegurl',
-    cacheControl: 'public, no-cache',
-  },
-] as const;
+const PUBLIC_MEDIA = {
+  location: `~ "^${PUBLIC_PREFIX}/api/video/hls/(?<file>v[0-9]{14}-[a-z0-9]{8}/${RUNG}/${MEDIA})$"`,
+  type: 'video/mp4',
+  // Their URL names their publish: the bytes behind it never change.
+  cacheControl: 'public, max-age=31536000, immutable',
+};
 
 /**
  * The URL → file mapping of the files the proxy serves from MEDIA_DIR, the same as the app's
  * (server/routes/media.ts and adaptive.ts): each `path` is relative to the publish's folder,
  * which the app names in its access answer; `$rung` and `$file` are the checked names.
- * `open`: where an encrypted publish's file goes instead, with no access check (PUBLIC_FILES, or
- * the app when nginx cannot know the folder: the unversioned URLs name a rendition, not its
- * version). Captions, chapters, the key and the unversioned playlists stay with the app.
+ * `open`: where an encrypted publish's segment goes instead, with no access check (PUBLIC_MEDIA,
+ * or the app when nginx cannot know the folder: the unversioned URLs name a rendition, not its
+ * version). Playlists, captions, chapters and the key stay with the app.
  */
 const MEDIA_FILES = [
   {
@@ -280,26 +274,16 @@ function mediaLocations(options: ProxyOptions, mediaDir: string): string[] {
     `}`,
   ]);
   const open = [
-    // A version's playlists: from the disk when encrypted, else the app's (compressed, gated).
-    `location ~ "^/api/video/hls/${VERSION}/${PLAYLISTS}$" {`,
-    `  ${ifEncrypted(PUBLIC_PREFIX)}`,
-    `  proxy_pass http://app;`,
+    `location ${PUBLIC_MEDIA.location} {`,
+    `  internal;`,
+    ...ERROR_PAGES.map((line) => `  ${line}`),
+    `  root ${mediaDir};`,
+    `  try_files /$file =404;`,
+    ...fromDisk,
+    `  default_type ${PUBLIC_MEDIA.type};`,
+    `  add_header Cache-Control "${PUBLIC_MEDIA.cacheControl}";`,
+    ...security.map((line) => `  ${line}`),
     `}`,
-    ...PUBLIC_FILES.flatMap(({ location, type, cacheControl }) => [
-      `location ${location} {`,
-      `  internal;`,
-      ...ERROR_PAGES.map((line) => `  ${line}`),
-      `  root ${mediaDir};`,
-      `  try_files /$file =404;`,
-      ...fromDisk,
-      `  default_type ${type};`,
-      ...(type.endsWith('mpegurl')
-        ? [`  gzip on;`, `  gzip_types ${type};`, `  gzip_vary on;`, `  gzip_min_length 256;`]
-        : []),
-      `  add_header Cache-Control "${cacheControl}";`,
-      ...security.map((line) => `  ${line}`),
-      `}`,
-    ]),
     `location ^~ ${APP_PREFIX}/ {`,
     `  internal;`,
     `  rewrite ^${APP_PREFIX}(/.*)$ $1 break;`,

@@ -12,16 +12,12 @@ import { keptFolder, rungFolder, rungId, type Publishes } from '../published.js'
 
 const PLAYLIST_TYPE = 'application/vnd.apple.mpegurl';
 
-/**
- * A playlist sent compressed when the browser accepts it (media.ts does the work); `open`: a
- * public file of an encrypted publish.
- */
+/** A playlist sent compressed when the browser accepts it (media.ts does the work). */
 export type SendText = (
   request: FastifyRequest,
   reply: FastifyReply,
   path: string,
   type: string,
-  open?: boolean,
 ) => Promise<FastifyReply>;
 
 /** A file sent by @fastify/send, with public headers when `open`. */
@@ -30,15 +26,11 @@ export type SendFile = (reply: FastifyReply, path: string, open: boolean) => Fas
 /** Answers 401 (or throws the store's 503) and says true when there is no live session. */
 export type Refused = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
 
-/** The routes that check the session themselves: an encrypted publish's media needs none. */
+/** The routes that check the session themselves: an encrypted publish's segments need none. */
 export const HLS_ROUTES = new Set([
-  '/api/video/hls/master.m3u8',
   '/api/video/hls/:rung/:file',
   '/api/video/hls/:version/:rung/:file',
 ]);
-
-/** The cache headers of a playlist (a master without a version changes per publish). */
-export const playlistCaching = (open: boolean) => (open ? 'public, no-cache' : 'private, no-cache');
 
 /**
  * The headers of a file under MEDIA_DIR's rendition folders: a segment's name never changes its
@@ -55,7 +47,7 @@ export function renditionHeaders(
   const inVersion = dirname(parent) === mediaDir && VERSION_DIR_PATTERN.test(basename(parent));
   if (parent !== mediaDir && !inVersion) return undefined;
   if (path.endsWith('.m3u8'))
-    return { 'cache-control': playlistCaching(open), 'content-type': PLAYLIST_TYPE };
+    return { 'cache-control': 'private, no-cache', 'content-type': PLAYLIST_TYPE };
   if (path.endsWith('.mp4') || path.endsWith('.m4s'))
     return {
       'cache-control': `${open ? 'public' : 'private'}, max-age=31536000, immutable`,
@@ -79,9 +71,10 @@ export const PUBLISHED_TYPES: Partial<Record<string, string>> = {
  * rendition by its publish's id, so any kept one); `VERSION/...` is one kept version's folder,
  * which the page names (media-info): a publish made while a visitor watches changes nothing that
  * visitor's player asks for.
- * An encrypted publish's playlists and segments are public: without its key they are noise, so
- * shared caches and CDNs may keep them and no session is asked per segment. Its key, and every
- * file of a clear publish, need a live session (`refused`), asked before anything else.
+ * An encrypted publish's init and media segments are public: without its key they are noise, so
+ * shared caches and CDNs may keep them and no session is asked per segment. Its playlists, its
+ * key, and every file of a clear publish, need a live session (`refused`), asked before anything
+ * else.
  * Without MEDIA_DIR the master answers 204 No Content: that is how the page, built once, learns
  * that there is only the single MP4 (a 404 would be logged as an error in the visitor's console
  * on every visit).
@@ -97,15 +90,11 @@ export async function adaptiveRoutes(
 ) {
   // The server's own 404 (JSON under /api/).
   const notFound = (reply: FastifyReply) => reply.callNotFound();
-  const encrypted = async (folder: string | undefined) =>
-    !!folder && !!media && (await media.facts(folder))?.encrypted === true;
 
   app.get('/api/video/hls/master.m3u8', async (request, reply) => {
     const dir = media && (await media.served()).dir;
-    const open = await encrypted(dir ?? undefined);
-    if (!open && (await refused(request, reply))) return reply;
     return dir
-      ? sendText(request, reply, join(dir, PUBLISHED.master), PLAYLIST_TYPE, open)
+      ? sendText(request, reply, join(dir, PUBLISHED.master), PLAYLIST_TYPE)
       : reply.code(204).header('cache-control', 'private, no-cache').send();
   });
 
@@ -133,12 +122,13 @@ export async function adaptiveRoutes(
     const named =
       RUNG_DIR_PATTERN.test(rung) && (file === KEY_FILE || RUNG_FILE_PATTERN.test(file));
     const publish = named && folder ? await media!.rungPublish(folder, rung) : null;
-    const open = file !== KEY_FILE && publish?.encrypted === true;
+    // No playlist: the one request still asking the server, so an ended session shows the login.
+    const open = publish?.encrypted === true && file !== KEY_FILE && !file.endsWith('.m3u8');
     if (!open && (await refused(request, reply))) return reply;
     if (!publish || !folder) return notFound(reply);
     if (file === KEY_FILE) return sendKey(request, reply, rungId(rung));
     const path = join(folder, rung, file);
-    if (file.endsWith('.m3u8')) return sendText(request, reply, path, PLAYLIST_TYPE, open);
+    if (file.endsWith('.m3u8')) return sendText(request, reply, path, PLAYLIST_TYPE);
     return sendFile(reply, path, open);
   };
 
@@ -150,15 +140,14 @@ export async function adaptiveRoutes(
       const now = await media.served();
       const version = keptFolder(media.mediaDir, now, rung);
       if (!version) return sendRungFile(request, reply, rungFolder(media.mediaDir, now, rung));
-      const open = file === PUBLISHED.master && (await encrypted(version));
-      if (!open && (await refused(request, reply))) return reply;
+      if (await refused(request, reply)) return reply;
       const type = Object.hasOwn(PUBLISHED_TYPES, file) ? PUBLISHED_TYPES[file] : undefined;
       if (!type) return notFound(reply);
       const path = join(version, file);
       if (file === PUBLISHED.chapters && !existsSync(path))
         return reply.code(204).header('cache-control', 'private, no-cache').send();
       if (file.endsWith('.m3u8') || file.endsWith('.vtt'))
-        return sendText(request, reply, path, type, open);
+        return sendText(request, reply, path, type);
       return sendFile(reply, path, false);
     },
   );

@@ -19,7 +19,6 @@ import {
   HLS_ROUTES,
   PUBLISHED_TYPES,
   adaptiveRoutes,
-  playlistCaching,
   renditionHeaders,
   type Refused,
   type SendFile,
@@ -28,7 +27,7 @@ import {
 
 /**
  * The video, its captions and its poster, only for a live server-side session (an encrypted
- * publish's playlists and segments excepted: adaptive.ts).
+ * publish's init and media segments excepted: adaptive.ts).
  * @fastify/send does the HTTP work (Range 206/416, ETag/304, Last-Modified, HEAD); this
  * plugin only decides who may ask and which file each route means.
  */
@@ -69,7 +68,7 @@ export async function mediaRoutes(
     dotfiles: 'allow',
     index: false,
     setHeaders: (reply, path) => {
-      reply.header('cache-control', playlistCaching(open.has(reply)));
+      reply.header('cache-control', 'private, no-cache');
       const type =
         typeByPath.get(path) ??
         (mediaDir && path.startsWith(mediaDir + sep) ? PUBLISHED_TYPES[basename(path)] : undefined);
@@ -114,7 +113,7 @@ export async function mediaRoutes(
 
   // Text (captions, playlists): compressed when the browser accepts it (compressed-text.ts).
   const compressed = new Map<string, ReturnType<typeof compressedText>>();
-  const sendText: SendText = async (request, reply, path, type, anyone = false) => {
+  const sendText: SendText = async (request, reply, path, type) => {
     reply.header('vary', 'Accept-Encoding');
     const encoding = preferredEncoding(request.headers['accept-encoding']);
     const read =
@@ -129,8 +128,8 @@ export async function mediaRoutes(
     if (file) compressed.set(path, read);
     else compressed.delete(path);
     // Identity, or a file that cannot be read: @fastify/send answers (404 for a missing file).
-    if (!encoding || !file) return sendFile(reply, path, anyone);
-    reply.header('cache-control', playlistCaching(anyone)).header('content-type', type);
+    if (!encoding || !file) return sendFile(reply, path, false);
+    reply.header('cache-control', 'private, no-cache').header('content-type', type);
     return sendCompressed(request, reply, file, encoding);
   };
   // The captions and the chapters. A video published without chapters has none: 204, as the

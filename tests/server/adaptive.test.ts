@@ -231,9 +231,11 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
   });
   afterAll(() => app.close());
 
-  /** What only a session gets: the key, and everything that is not an encrypted segment. */
+  /** What only a session gets: the key, the playlists, everything that is not a segment. */
   const gated = () => [
     `/api/video/hls/${top().dir}/${KEY_FILE}`,
+    '/api/video/hls/master.m3u8',
+    `/api/video/hls/${top().dir}/index.m3u8`,
     '/api/video',
     '/api/video/captions.vtt',
     '/api/video/chapters.vtt',
@@ -242,12 +244,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
   /** What anyone gets: useless without the key. */
   const open = () => {
     const rung = top().dir;
-    return [
-      '/api/video/hls/master.m3u8',
-      `/api/video/hls/${rung}/index.m3u8`,
-      `/api/video/hls/${rung}/init.mp4`,
-      `/api/video/hls/${rung}/${segmentsOf(rung)[0]}`,
-    ];
+    return [`/api/video/hls/${rung}/init.mp4`, `/api/video/hls/${rung}/${segmentsOf(rung)[0]}`];
   };
 
   it('answers 204 for the chapters of a video published without them: no error in the console', async () => {
@@ -272,7 +269,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     expect(text).toContain('00:00:04.000 --> 00:00:08.000\nCierre de la bolsa');
   });
 
-  it('refuses the key and the clear files with 401 JSON and no-store when there is no session', async () => {
+  it('refuses the key, the playlists and the clear files with 401 JSON and no-store when there is no session', async () => {
     for (const path of gated()) {
       const res = await rawRequest(base, path, { headers: { range: 'bytes=0-1' } });
       expect(res.status, path).toBe(401);
@@ -281,7 +278,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     }
   });
 
-  it('lets a shared cache keep the encrypted media only, which needs no session', async () => {
+  it('lets a shared cache keep the encrypted segments only, which need no session', async () => {
     for (const path of gated()) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
@@ -298,7 +295,7 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     const res = await get('/api/video/hls/master.m3u8', { 'accept-encoding': 'gzip' });
     expect(res.headers['content-type']).toBe('application/vnd.apple.mpegurl');
     expect(res.headers['content-encoding']).toBe('gzip');
-    expect(res.headers['cache-control']).toBe('public, no-cache');
+    expect(res.headers['cache-control']).toBe('private, no-cache');
     const text = gunzipSync(res.body).toString();
     expect(text).toBe(readFileSync(join(served, PUBLISHED.master), 'utf8'));
     // Every rendition it names is there.
@@ -366,14 +363,22 @@ describe('the adaptive video through a real port (MEDIA_DIR)', () => {
     }
   });
 
-  it('stops the key once the session has ended mid-play', async () => {
+  it('stops the key and the playlists once the session has ended mid-play, not the segments', async () => {
     const own = sessionCookie((await signin(app)).headers['set-cookie']);
-    const key = `/api/video/hls/${top().dir}/${KEY_FILE}`;
-    const before = await rawRequest(base, key, { headers: { cookie: own } });
-    expect(before.status).toBe(200);
+    const rung = manifest.rungs.at(-1)!.dir;
+    const stopped = [
+      `/api/video/hls/${top().dir}/${KEY_FILE}`,
+      '/api/video/hls/master.m3u8',
+      // The rendition the player switches to next: its playlist is what tells it to stop.
+      `/api/video/hls/${rung}/index.m3u8`,
+    ];
+    for (const path of stopped)
+      expect((await rawRequest(base, path, { headers: { cookie: own } })).status, path).toBe(200);
     await app.inject({ method: 'POST', url: SIGNOUT, headers: { cookie: own } });
-    const after = await rawRequest(base, key, { headers: { cookie: own } });
-    expect(after.status).toBe(401);
+    for (const path of stopped)
+      expect((await rawRequest(base, path, { headers: { cookie: own } })).status, path).toBe(401);
+    const segment = `/api/video/hls/${rung}/${segmentsOf(rung)[0]}`;
+    expect((await rawRequest(base, segment, { headers: { cookie: own } })).status).toBe(200);
   });
 });
 

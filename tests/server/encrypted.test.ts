@@ -1,6 +1,6 @@
 /**
- * An encrypted publish through a real port: its playlists and segments public and cacheable,
- * its key only for a live session (under both of a rendition's URL shapes), the signin handing
+ * An encrypted publish through a real port: its init and media segments public and cacheable,
+ * its playlists and its key only for a live session (under every URL shape), the signin handing
  * the served key over; a clear publish gated as before.
  */
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +18,8 @@ import {
   type Manifest,
 } from '../../config/media-layout.js';
 import { publishTestClip } from '../../scripts/test-support/test-clip.js';
+import { inStore } from '../../server/redis.js';
+import { MemorySessionStore, type SessionStore } from '../../server/sessions.js';
 import { clearSegment, keyPath, setEncrypted } from './encryption.js';
 import {
   SIGNOUT,
@@ -145,37 +147,85 @@ describe('the key of an encrypted publish', () => {
 });
 
 describe('the media of an encrypted publish', () => {
-  const media = () => [
-    ...shapes('index.m3u8'),
+  const segments = () => [
     ...shapes('init.mp4'),
     ...shapes(segmentName(0)),
     ...shapes(segmentName(1)),
   ];
+  const playlists = () => [
+    '/api/video/hls/master.m3u8',
+    `/api/video/hls/${manifest.version}/master.m3u8`,
+    ...shapes('index.m3u8'),
+  ];
 
-  it('is served to anyone, with no cookie: segments and init kept a year by any cache, playlists revalidated', async () => {
-    for (const path of media()) {
-      const res = await get(path);
-      expect(res.status, path).toBe(200);
-      expect(res.headers['cache-control'], path).toBe(
-        path.endsWith('.m3u8') ? 'public, no-cache' : 'public, max-age=31536000, immutable',
-      );
+  it('serves init and media segments to anyone, whatever the cookie, kept a year by any cache', async () => {
+    for (const path of segments())
+      for (const headers of [{}, { cookie: 'sid=forged' }] as Record<string, string>[]) {
+        const res = await get(path, headers);
+        expect(res.status, path).toBe(200);
+        expect(res.headers['cache-control'], path).toBe('public, max-age=31536000, immutable');
+        expect(res.headers['content-type'], path).toBe('video/mp4');
+      }
+  });
+
+  it("keeps its playlists behind the session as a clear publish's: 401 without one, private and revalidated with one", async () => {
+    const own = sessionCookie((await signin(app)).headers['set-cookie']);
+    expect((await get(playlists()[0]!, { cookie: own })).status).toBe(200);
+    await app.inject({ method: 'POST', url: SIGNOUT, headers: { cookie: own } });
+    for (const path of playlists()) {
+      for (const headers of [{}, { cookie: own }, { cookie: 'sid=forged' }] as Record<
+        string,
+        string
+      >[]) {
+        const res = await get(path, { 'accept-encoding': 'gzip', ...headers });
+        expect(res.status, path).toBe(401);
+        expect(JSON.parse(res.body.toString()).error, path).toBe('unauthorized');
+        expect(res.headers['cache-control'], path).toBe('no-store');
+      }
+      for (const encoding of ['gzip', 'identity']) {
+        const res = await withSession(path, { 'accept-encoding': encoding });
+        expect(res.status, path).toBe(200);
+        expect(res.headers['cache-control'], path).toBe('private, no-cache');
+        expect(res.headers['content-type'], path).toBe('application/vnd.apple.mpegurl');
+        expect(res.headers['content-encoding'], path).toBe(
+          encoding === 'gzip' ? 'gzip' : undefined,
+        );
+      }
     }
-    for (const path of [
-      '/api/video/hls/master.m3u8',
-      `/api/video/hls/${manifest.version}/master.m3u8`,
-    ]) {
-      const res = await get(path, { 'accept-encoding': 'gzip' });
-      expect(res.status, path).toBe(200);
-      expect(res.headers['cache-control'], path).toBe('public, no-cache');
-      expect(res.headers['content-type'], path).toBe('application/vnd.apple.mpegurl');
+  });
+
+  it('refuses its playlists 503, never 401, while the session store is down; its segments keep coming', async () => {
+    const real = new MemorySessionStore({ ttlMs: 60_000, maxSessions: 10 });
+    let down = false;
+    const sessions: SessionStore = {
+      create: () => real.create(),
+      get: (token) =>
+        inStore(async () => {
+          if (down) throw new Error('connect ECONNREFUSED');
+          return real.get(token);
+        }),
+      delete: (token) => real.delete(token),
+      close: () => real.close(),
+    };
+    const other = await testServer({ MEDIA_DIR: dir }, { sessions });
+    try {
+      const own = sessionCookie((await signin(other)).headers['set-cookie']);
+      down = true;
+      for (const path of playlists()) {
+        const res = await other.inject({ url: path, headers: { cookie: own } });
+        expect(res.statusCode, path).toBe(503);
+        expect(res.headers['retry-after'], path).toMatch(/^\d+$/);
+        expect(res.headers['cache-control'], path).toBe('no-store');
+      }
+      for (const path of segments())
+        expect((await other.inject({ url: path })).statusCode, path).toBe(200);
+    } finally {
+      await other.close();
     }
-    const playlist = await get(shapes('index.m3u8')[1]!, { 'accept-encoding': 'gzip' });
-    expect(playlist.headers['content-encoding']).toBe('gzip');
-    expect(playlist.headers['cache-control']).toBe('public, no-cache');
   });
 
   it('holds no clear byte: each segment decrypts with the key the session got, IV = its sequence number', async () => {
-    const playlist = (await get(shapes('index.m3u8')[0]!)).body.toString();
+    const playlist = (await withSession(shapes('index.m3u8')[0]!)).body.toString();
     expect(playlist).toMatch(
       /#EXT-X-MAP:URI="init.mp4"\n#EXT-X-KEY:METHOD=AES-128,URI="key.bin"\n/,
     );

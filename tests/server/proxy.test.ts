@@ -296,7 +296,7 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     );
   });
 
-  it("serves an encrypted publish's playlists and segments to anyone, public and cacheable, never asking the app; its key only to a session", async () => {
+  it("serves an encrypted publish's init and segments to anyone, public and cacheable, never asking the app; its playlists and key only to a session", async () => {
     const key = setEncrypted(dir, published, true)!;
     try {
       const asked = await counted('app_requests_total', { kind: 'access' });
@@ -319,17 +319,32 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
         headers: { range: 'bytes=10-19' },
       });
       expect(ranged.status).toBe(206);
-      for (const name of [`${rung}/index.m3u8`, PUBLISHED.master]) {
-        const answer = await send(versioned(name), { headers: { 'accept-encoding': 'gzip' } });
-        expect(answer.status, name).toBe(200);
-        expect(answer.headers['cache-control'], name).toBe('public, no-cache');
-        expect(answer.headers['content-type'], name).toBe('application/vnd.apple.mpegurl');
-        expect(answer.headers['content-encoding'], name).toBe('gzip');
-      }
       // Read from the disk by nginx: no access check, no instance.
       expect(await counted('app_requests_total', { kind: 'access' })).toBe(asked);
       expect(await counted('app_requests_total', { kind: 'segment' })).toBe(served);
-      expect(await counted('app_requests_total', { kind: 'playlist' })).toBe(lists);
+
+      // The playlists go to an instance, which asks for a live session, as for a clear publish.
+      const cookie = await session();
+      const playlists = [
+        versioned(`${rung}/index.m3u8`),
+        versioned(PUBLISHED.master),
+        `/api/video/hls/${rung}/index.m3u8`,
+        `/api/video/hls/${PUBLISHED.master}`,
+      ];
+      for (const path of playlists) {
+        const refused = await send(path, { headers: { 'accept-encoding': 'gzip' } });
+        expect(refused.status, path).toBe(401);
+        expect(JSON.parse(refused.body.toString()), path).toMatchObject({ error: 'unauthorized' });
+        expect(refused.headers['cache-control'], path).toBe('no-store');
+        const answer = await send(path, { headers: { cookie, 'accept-encoding': 'gzip' } });
+        expect(answer.status, path).toBe(200);
+        expect(answer.headers['cache-control'], path).toBe('private, no-cache');
+        expect(answer.headers['content-type'], path).toBe('application/vnd.apple.mpegurl');
+        expect(answer.headers['content-encoding'], path).toBe('gzip');
+      }
+      expect(await counted('app_requests_total', { kind: 'playlist' })).toBe(
+        lists + 2 * playlists.length,
+      );
 
       // By a rendition's name only, nginx cannot know its folder: the app answers, as publicly.
       const unversioned = await send(segment(1));
@@ -341,7 +356,6 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
       expect(await counted('app_requests_total', { kind: 'segment' })).toBe(served + 1);
 
       // The key, the MP4 and the poster: a session's only.
-      const cookie = await session();
       for (const path of [`/api/video/hls/${rung}/${KEY_FILE}`, versioned(`${rung}/${KEY_FILE}`)]) {
         expect((await send(path)).status, path).toBe(401);
         const answer = await send(path, { headers: { cookie } });
@@ -461,6 +475,7 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
     const fresh = await session('127.0.0.4');
     const storeErrors = await counted('store_errors_total');
     const unavailable = await counted('signins_total', { outcome: 'store_unavailable' });
+    const versioned = (name: string) => `/api/video/hls/${manifest.version}/${name}`;
     await redis.kill();
     try {
       for (const path of [
@@ -468,10 +483,22 @@ describe('the proxy in front of two instances', { timeout: 30_000 }, () => {
         '/api/video',
         '/api/video/poster.jpg',
         '/api/video/captions.vtt',
+        versioned(`${rung}/index.m3u8`),
       ]) {
         const answer = await send(path, { headers: { cookie: fresh } });
         expect(answer.status, path).toBe(503);
         expect(answer.headers['retry-after'], path).toMatch(/^\d+$/);
+      }
+      // An encrypted publish's segments need no store; its playlists do.
+      setEncrypted(dir, published, true);
+      try {
+        for (const name of [`${rung}/index.m3u8`, PUBLISHED.master])
+          expect((await send(versioned(name), { headers: { cookie: fresh } })).status, name).toBe(
+            503,
+          );
+        expect((await send(versioned(`${rung}/${segmentName(0)}`))).status).toBe(200);
+      } finally {
+        setEncrypted(dir, published, false);
       }
       const refused = await signin(DEMO_PASSWORD, '127.0.0.5');
       expect(refused.status).toBe(503);

@@ -20,6 +20,27 @@ export const ACCESS_PATH = '/api/video/access';
 export const MEDIA_DIR_HEADER = 'x-media-dir';
 
 /**
+ * Encryption (docs/publishing.md): every media segment is AES-128-CBC with PKCS7 padding under
+ * its publish's key (the IV in config/segment-iv.ts); the init segment stays clear (EXT-X-KEY
+ * comes after EXT-X-MAP). Segments are then public; the key and the playlists need a live
+ * session. Each rendition's playlist names the key by KEY_FILE, relative to it, so the server
+ * answers it under both of a rendition's URL shapes.
+ */
+export const KEY_FILE = 'key.bin';
+
+/** The key's length in bytes: AES-128. */
+export const KEY_BYTES = 16;
+
+/**
+ * The keys' folder: beside MEDIA_DIR, never inside it, so that serving MEDIA_DIR as static
+ * files (nginx, a CDN) can never serve a key. MEDIA_KEYS_DIR overrides it.
+ */
+export const keysDirFor = (mediaDir: string) => `${mediaDir.replace(/\/+$/, '')}.keys`;
+
+/** A publish's key file in the keys' folder: 16 raw bytes, by the publish's id. */
+export const keyFileName = (id: string) => `${id}.key`;
+
+/**
  * The served publish: names one version folder. prepare-video replaces it with rename(2), so a
  * reader sees the previous publish or the new one, never a mix. Without it, MEDIA_DIR's root
  * holds one publish in the older flat layout (served as it is).
@@ -87,34 +108,6 @@ export const RUNG_FILES = {
 
 /** The name of a rendition's segment `index` (from 0), as prepare-video writes it. */
 export const segmentName = (index: number) => `seg${String(index).padStart(5, '0')}.m4s`;
-
-/**
- * Encryption (docs/publishing.md): every media segment is AES-128-CBC with PKCS7 padding under
- * its publish's key, IV = its media sequence number as 16 bytes big-endian (RFC 8216 §5.2); the
- * init segment stays clear (EXT-X-KEY comes after EXT-X-MAP). Segments and playlists are then
- * public: only the key needs a live session. Each rendition's playlist names the key by KEY_FILE,
- * relative to it, so the server answers it under both of a rendition's URL shapes.
- */
-export const KEY_FILE = 'key.bin';
-
-/** The key's length in bytes: AES-128. */
-export const KEY_BYTES = 16;
-
-/**
- * The keys' folder: beside MEDIA_DIR, never inside it, so that serving MEDIA_DIR as static
- * files (nginx, a CDN) can never serve a key. MEDIA_KEYS_DIR overrides it.
- */
-export const keysDirFor = (mediaDir: string) => `${mediaDir.replace(/\/+$/, '')}.keys`;
-
-/** A publish's key file in the keys' folder: 16 raw bytes, by the publish's id. */
-export const keyFileName = (id: string) => `${id}.key`;
-
-/** The IV of the segment with media sequence number `sequence`. */
-export function segmentIv(sequence: number): Uint8Array<ArrayBuffer> {
-  const iv = new Uint8Array(KEY_BYTES);
-  new DataView(iv.buffer).setBigUint64(8, BigInt(sequence));
-  return iv;
-}
 
 /** A rendition as prepare-video publishes it in media.json. */
 export interface PublishedRung {

@@ -21,8 +21,8 @@ import {
   RUNG_FILES,
   RUNG_FILE_PATTERN,
   keyFileName,
-  segmentIv,
 } from '../../config/media-layout.js';
+import { segmentIv } from '../../config/segment-iv.js';
 
 export class KeyError extends Error {}
 

@@ -1,6 +1,6 @@
 import { config } from '../config';
 import { hasMediaSource, readMediaInfo } from '../screens/video-player/media-support';
-import { PLAYER_PARAM, REFRESH_PAGE } from './offline-names';
+import { PLAYER_PARAM, REFRESH_PAGE, pagesCache } from './offline-names';
 
 /** Where the built worker is (vite-plugin-pwa writes sw.js at the build's root). */
 const WORKER_FILE = 'sw.js';
@@ -36,4 +36,13 @@ export function registerWorkerWhenIdle() {
       : setTimeout(register, 1000);
   if (document.readyState === 'complete') whenIdle();
   else window.addEventListener('load', whenIdle, { once: true });
+}
+
+/**
+ * Drops the worker's copy of the page (sw.ts), so that the next load asks the server: the copy
+ * names a publish that is gone (replaced by `npm run rekey`). Never throws.
+ */
+export async function forgetPageCopy(): Promise<void> {
+  if (typeof caches === 'undefined') return;
+  await caches.delete(pagesCache(config.basePath)).catch(() => false);
 }

@@ -1,6 +1,6 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { segmentIv } from '../../config/media-layout';
+import { segmentIv } from '../../config/segment-iv';
 import {
   decryptSegment,
   importSegmentKey,

@@ -13,10 +13,10 @@ import {
   PUBLISHED,
   keyFileName,
   keysDirFor,
-  segmentIv,
   segmentName,
   type Manifest,
 } from '../../config/media-layout.js';
+import { segmentIv } from '../../config/segment-iv.js';
 import { publishTestClip } from '../../scripts/test-support/test-clip.js';
 import { inStore } from '../../server/redis.js';
 import { MemorySessionStore, type SessionStore } from '../../server/sessions.js';

@@ -14,9 +14,9 @@ import {
   RUNG_FILES,
   keyFileName,
   keysDirFor,
-  segmentIv,
   type Manifest,
 } from '../../config/media-layout.js';
+import { segmentIv } from '../../config/segment-iv.js';
 
 const KEY_LINE = `#EXT-X-KEY:METHOD=AES-128,URI="${KEY_FILE}"`;
 

@@ -23,9 +23,9 @@ import {
   RUNG_FILES,
   keyFileName,
   keysDirFor,
-  segmentIv,
   type Manifest,
 } from '../../config/media-layout';
+import { segmentIv } from '../../config/segment-iv';
 import { cleanMediaDir, prepareVideo } from '../../scripts/ops/prepare-video';
 import { rekey } from '../../scripts/ops/rekey';
 import { publishTestClip } from '../../scripts/test-support/test-clip';

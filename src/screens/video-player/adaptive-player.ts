@@ -217,10 +217,12 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
     options.onEstimate(hls.bandwidthEstimate);
   });
   hls.on(Events.ERROR, (_event, data) => {
-    // A 401 is the session ended elsewhere: hls.js would try the other renditions first.
-    // Anything fatal: back to the MP4, whose own failure the Player reports.
+    // A 401 is the session ended elsewhere, a 404 the publish removed (npm run rekey): hls.js
+    // would try every rendition first, the picture frozen meanwhile. Anything fatal: back to
+    // the MP4, whose own failure the Player reports (and says which).
     const refused = data.response?.code === 401;
-    if ((!data.fatal && !refused) || failed) return;
+    const gone = data.response?.code === 404;
+    if ((!data.fatal && !refused && !gone) || failed) return;
     failed = true;
     // Not inside hls.js's own callback: destroying it there can throw half-way.
     setTimeout(() => {

@@ -73,12 +73,12 @@ function ask(url: string): EarlyAnswer {
 }
 
 /**
- * Asks for `urls` before the video's element exists (a signin just succeeded); the start's own
- * requestEarly takes these answers instead of asking again. Once per page: a second signin in it
- * starts its video the ordinary way.
+ * Asks for `urls` before the video's element exists (the login, a signin that just succeeded),
+ * each once; the start's own requestEarly takes these answers instead of asking again.
  */
 export function requestAhead(urls: string[]) {
-  window.startAhead ??= requestEarly(urls);
+  const ahead = (window.startAhead ??= new Map());
+  for (const url of urls) if (!ahead.has(url)) ahead.set(url, ask(url));
 }
 
 /**

@@ -75,6 +75,12 @@ async function append(buffer: SourceBuffer, body: BufferSource) {
 
 const mimeType = (codecs: string) => `video/mp4; codecs="${codecs}"`;
 
+class WrongKey extends Error {}
+
+/** Whether `bytes` begin as an MP4 box does (a size, then four letters: styp, moof, sidx). */
+const startsWithBox = (bytes: Uint8Array) =>
+  bytes.byteLength >= 8 && /^[a-z]{4}$/.test(String.fromCharCode(...bytes.subarray(4, 8)));
+
 /**
  * Whether the start can show the first frame itself here. Not with ManagedMediaSource (Safari
  * 17+, iPhones): it needs disableRemotePlayback and a test of its own; hls.js starts there.
@@ -109,6 +115,7 @@ export function showFirstFrame(
   const mediaSource = canShowFirstFrame(codecs) ? new MediaSource() : null;
   let buffer: SourceBuffer | null = null;
   let key: CryptoKey | null = null;
+  let keyRefused = false;
   /** A later segment's clear bytes (`step` after the first). */
   const clear = async (step: number, body: ArrayBuffer) =>
     key && encrypted ? decryptSegment(key, encrypted.sequence + step, body) : body;
@@ -130,9 +137,13 @@ export function showFirstFrame(
     const decrypter = key && encrypted ? segmentDecrypter(key, encrypted.sequence) : null;
     // As they arrive: the first segment's first fragment (prepare-video cuts it short) shows
     // the frame while the rest is on its way. Each append, not the link, is bounded.
+    let checked = !decrypter;
     for await (const chunk of first.chunks()) {
       const bytes = decrypter ? await decrypter.next(chunk) : chunk;
-      if (bytes.byteLength) await within(append(made, bytes));
+      if (!bytes.byteLength) continue;
+      // A wrong key gives noise: never appended (the element would fail), nor given to hls.js.
+      if (!checked && !(checked = startsWithBox(bytes))) throw new WrongKey();
+      await within(append(made, bytes));
     }
     if (!(await first)) return false;
     // The last block and its padding: a wrong key fails here if no append failed before.
@@ -143,9 +154,14 @@ export function showFirstFrame(
       await within(event(video, 'loadeddata'));
     buffer = made;
     return true;
-  })().catch(() => false);
+  })().catch((error: unknown) => {
+    keyRefused = error instanceof WrongKey;
+    return false;
+  });
   return {
     shown,
+    /** Once `shown` settled: the key did not open the first segment (a key of another publish). */
+    keyRefused: () => keyRefused,
     /** Whether the element was given the start's own source (hls.js's would load it again). */
     attached: mediaSource !== null,
     /**

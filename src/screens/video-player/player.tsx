@@ -8,9 +8,11 @@ import type { VideoRef } from './use-player-video';
 import { useResumePosition } from './use-resume-position';
 import { useTrackCues, type TrackState } from './use-track';
 import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
+import { forgetPageCopy } from '../../offline/register-worker';
 import { reloadVideo } from './video-start';
 
 const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
+const VIDEO_REPLACED_MESSAGE = 'El video se volvió a publicar y esta página ya no lo tiene.';
 
 /**
  * The video with its controls, captions and problems; the screen holds its ref (the panels follow
@@ -36,7 +38,9 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: T
 
   const retry = () => {
     clear();
-    if (videoRef.current) reloadVideo(videoRef.current);
+    // A new page names the publish that replaced this one: not the worker's copy of this one.
+    if (failed === 'replaced') void forgetPageCopy().finally(() => location.reload());
+    else if (videoRef.current) reloadVideo(videoRef.current);
   };
 
   return (
@@ -72,9 +76,9 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: T
       )}
       {failed && (
         <p className="player__problem" role="alert">
-          {VIDEO_ERROR_MESSAGE}{' '}
+          {failed === 'replaced' ? VIDEO_REPLACED_MESSAGE : VIDEO_ERROR_MESSAGE}{' '}
           <button className="button" type="button" onClick={retry}>
-            Reintentar
+            {failed === 'replaced' ? 'Cargar de nuevo' : 'Reintentar'}
           </button>
         </p>
       )}

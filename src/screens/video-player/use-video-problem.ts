@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import { AuthActor } from '../../auth/auth-provider';
 import { config } from '../../config';
+import { mediaUrls, readMediaInfo } from './media-support';
 import { reloadVideo } from './video-start';
 
 export const VIDEO_UNAVAILABLE_MESSAGE =
@@ -11,7 +12,25 @@ const DEFAULT_RETRY_S = 2;
 const MAX_RETRY_S = 30;
 
 type Answer =
-  { kind: 'refused' } | { kind: 'unavailable'; retryAfterS: number } | { kind: 'other' };
+  | { kind: 'refused' }
+  | { kind: 'unavailable'; retryAfterS: number }
+  | { kind: 'replaced' }
+  | { kind: 'other' };
+
+/**
+ * Whether the publish this page plays is gone: replaced and removed (`npm run rekey` removes
+ * the old one at once). Only a new page knows the new one.
+ */
+async function publishGone(): Promise<boolean> {
+  const info = readMediaInfo();
+  if (!info?.version) return false;
+  const response = await fetch(mediaUrls(info).master, {
+    method: 'HEAD',
+    credentials: 'include',
+    cache: 'no-store',
+  });
+  return response.status === 404;
+}
 
 /**
  * What the server says about the video. The media element cannot tell a 401 (the session is
@@ -25,7 +44,7 @@ async function askServer(): Promise<Answer> {
       cache: 'no-store',
     });
     if (response.status === 401) return { kind: 'refused' };
-    if (response.status !== 503) return { kind: 'other' };
+    if (response.status !== 503) return { kind: (await publishGone()) ? 'replaced' : 'other' };
     const header = Number(response.headers.get('retry-after'));
     const retryAfterS = Number.isFinite(header) && header > 0 ? header : DEFAULT_RETRY_S;
     return { kind: 'unavailable', retryAfterS: Math.min(retryAfterS, MAX_RETRY_S) };
@@ -42,7 +61,7 @@ async function askServer(): Promise<Answer> {
  */
 export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
   const actorRef = AuthActor.useActorRef();
-  const [failed, setFailed] = useState(false);
+  const [failed, setFailed] = useState<false | 'failed' | 'replaced'>(false);
   const [unavailable, setUnavailable] = useState(false);
   const checking = useRef(false);
   const retryTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
@@ -63,7 +82,7 @@ export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
           // A new failure comes back here and waits again.
           if (videoRef.current) reloadVideo(videoRef.current);
         }, answer.retryAfterS * 1000);
-      } else setFailed(true);
+      } else setFailed(answer.kind === 'replaced' ? 'replaced' : 'failed');
     } finally {
       checking.current = false;
     }

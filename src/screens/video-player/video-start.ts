@@ -120,15 +120,17 @@ function planStart(info: MediaInfo, storage: SessionStorage) {
 }
 
 /**
- * The video's first requests, made before its element exists: an encrypted publish's while the
- * visitor types or beside the signin (its segments are public, only its key is not, and the
- * key comes in the signin's answer), so that the first frame waits for one round trip after
- * the press, not two; an older publish's once the signin succeeded.
+ * The video's first requests, made before its element exists: an encrypted publish's init and
+ * first segment while the visitor types or beside the signin (they are public, and the key
+ * comes in the signin's answer), so that the first frame waits for one round trip after the
+ * press, not two; the rest (the playlists, which the server keeps for a live session, and an
+ * older publish's files) once the signin succeeded.
  */
 export function startAhead(info: MediaInfo | null, storage: SessionStorage, signedIn: boolean) {
   if (!info || !hasMediaSource() || (!signedIn && !info.encrypted)) return;
   const plan = planStart(info, storage);
-  requestAhead(plan.asked.filter((url) => url !== plan.keyUrl));
+  const before = [plan.init, plan.first];
+  requestAhead(plan.asked.filter((url) => (signedIn ? url !== plan.keyUrl : before.includes(url))));
 }
 
 async function start(video: HTMLVideoElement, options: StartOptions) {
@@ -186,6 +188,8 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
     // hls.js's chunk (and, for a returning visitor, the app's bundle: boot.ts) once the first
     // two segments are in: before, they would share the link with them and playback would wait.
     await secondIn;
+    // No key to be had (the server lost it, or refuses it): hls.js could only fail on it.
+    if (videoKey && !(await videoKey)) throw new Error('no key');
     const { attachAdaptive } = await options.loadAdaptive();
     const handover = await firstFrame.handOver();
     // hls.js's own source after the start's: its load algorithm pauses a play already pressed.
@@ -201,11 +205,12 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
       estimateBps,
       levelsFor: (list) => levelsFor(choice, list),
       onEstimate: (bps) => saveEstimate(storage, bps),
-      videoKey,
+      // A stored key the first segment refused is another publish's: hls.js asks the server.
+      videoKey: firstFrame.keyRefused() ? null : videoKey,
     });
     if (replay) video.play()?.catch(() => {});
   } catch {
-    // The chunk did not come (a dead link): the MP4 is the video's own way to play.
+    // The chunk or the key did not come (a dead link): the MP4 is the video's own way to play.
   }
   if (!player) fallBack(video, urls.video, position);
   return player;

@@ -14,7 +14,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import {
   KEY_BYTES,
   KEY_FILE,
@@ -37,7 +37,8 @@ export const newKey = () => randomBytes(KEY_BYTES);
  */
 export function checkKeysDir(mediaDir: string, keysDir: string): void {
   const inside = relative(mediaDir, keysDir);
-  if (!inside || (!inside.startsWith('..') && !isAbsolute(inside)))
+  const outside = inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside);
+  if (!outside)
     throw new KeyError(
       `the keys folder ${keysDir} is inside the media folder ${mediaDir}, which is served: choose one beside it.`,
     );

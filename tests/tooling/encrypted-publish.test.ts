@@ -27,6 +27,7 @@ import {
 } from '../../config/media-layout';
 import { segmentIv } from '../../config/segment-iv';
 import { cleanMediaDir, prepareVideo } from '../../scripts/ops/prepare-video';
+import { KeyError, checkKeysDir } from '../../scripts/ops/media-crypto';
 import { rekey } from '../../scripts/ops/rekey';
 import { publishTestClip } from '../../scripts/test-support/test-clip';
 
@@ -262,4 +263,14 @@ describe('npm run rekey', () => {
     }
     expect(() => rekey(dirname(dir))).toThrow(/has no current\.json/);
   }, 30_000);
+});
+
+describe('the keys folder', () => {
+  it('is refused inside the media folder, whatever its name, and taken beside it', () => {
+    const media = '/srv/media';
+    for (const inside of ['/srv/media', '/srv/media/keys', '/srv/media/..keys', '/srv/media/.keys'])
+      expect(() => checkKeysDir(media, inside), inside).toThrow(KeyError);
+    for (const beside of ['/srv/media.keys', '/srv/keys', '/var/keys'])
+      expect(() => checkKeysDir(media, beside), beside).not.toThrow();
+  });
 });

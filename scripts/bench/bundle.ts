@@ -5,10 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { bootConfigIn } from '../../src/boot/boot-config';
 import { atMost, figure, kilobytes, type Measurement, type Site } from './measure';
 
-/**
- * Issue 13: the login page stays within 110 KB of JS+CSS, gzip; 111 KB since the video's key
- * comes in the signin's answer (issue 45 allows the login 15 KB more for a one-round-trip start).
- */
+/** Issue 13: the login's JS+CSS within 110 KB gzip; 111 since the signin's answer holds the key. */
 export const LOGIN_EAGER_BUDGET = atMost(111 * 1024, (bytes) => `${bytes / 1024} KB`);
 
 /** Attribute order varies with the bundler, so each tag is matched whole, then read. */

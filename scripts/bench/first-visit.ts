@@ -145,12 +145,12 @@ async function comeBack(browser: Browser, site: Site, link: Link, cached?: 'http
   }
 }
 
-/** Each figure: its text, Slow 3G's target (issue 27; on Fast 3G 1.25× the floor), its floor's round trips and whether the page's bytes count. */
+/** Each figure: its text, Slow 3G's target (issues 27 and 45; on Fast 3G 1.25× the floor), its floor's round trips. */
 const FIGURES = {
   paint: ['First visit, LINK: login first paint', null, 1],
   signin: ['First visit, LINK: a press first starts the signin, after the paint', 300, 0],
-  atPaint: ['First visit, LINK: press at the paint → first frame', 4_600, 2],
-  typed: ['First visit, LINK: press after 4 s of typing → first frame', 4_600, 2],
+  atPaint: ['First visit, LINK: press at the paint → first frame', 2_500, 1],
+  typed: ['First visit, LINK: press after 4 s of typing → first frame', 2_500, 1],
   bytes: ['First visit, LINK: bytes before / after the press (4 s of typing)', null, 0],
   fresh: ['Returning visitor, LINK, nothing cached: navigation → first frame', 5_000, 2],
   cached: ['Returning visitor, LINK, app in the HTTP cache: navigation → first frame', 4_600, 2],

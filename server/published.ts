@@ -69,14 +69,14 @@ export function rungFolder(mediaDir: string, served: Served, rung: string): stri
 }
 
 /** What serving a publish needs from its media.json. */
-export interface PublishFacts {
+interface PublishFacts {
   id: string;
   /** Its segments are under its key (config/media-layout.ts): public, unlike its playlists. */
   encrypted: boolean;
 }
 
 /** A 16-byte key, or why there is none (for the log: never the key itself). */
-export type KeyRead = { key: Buffer } | { problem: string };
+type KeyRead = { key: Buffer } | { problem: string };
 
 /** MEDIA_DIR's publishes and their keys, read from the disk and cached while unchanged. */
 export interface Publishes {

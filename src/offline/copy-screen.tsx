@@ -85,7 +85,7 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
         levelsFor: () => ({ level: -1, cap: -1 }),
         onEstimate: () => {},
         // The copy's playlist names its own stored key (copy-source.ts).
-        videoKey: null,
+        keyFor: null,
       });
       if (player) setReady(true);
       else play(record.finish.url);

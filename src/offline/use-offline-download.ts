@@ -87,13 +87,16 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
     let live = true;
     void (async () => {
       const record = await readRecord();
-      // The sizes come from the video's length: nothing is asked for them on an adaptive site.
-      const durationS = videoRef.current?.duration ?? NaN;
+      // The sizes come from the video's length (the page's, when hls.js is opening its own Media
+      // Source): nothing is asked for them on an adaptive site.
+      const info = readMediaInfo();
+      const element = videoRef.current?.duration ?? NaN;
+      const durationS = Number.isFinite(element) ? element : (info?.durationS ?? NaN);
       // No Cache Storage (plain HTTP on a LAN is no secure context; some private windows):
       // nothing can be stored, so nothing is offered.
       const fresh =
         navigator.onLine && Number.isFinite(durationS) && typeof caches !== 'undefined'
-          ? await askOffer(readMediaInfo(), durationS).catch(() => null)
+          ? await askOffer(info, durationS).catch(() => null)
           : null;
       if (!live) return;
       setEnded((shown) => shown ?? takeEndedMessage(resilientStorage()));

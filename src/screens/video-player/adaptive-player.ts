@@ -22,7 +22,6 @@ import type {
   EarlyRequests,
   Rendition,
 } from './video-contract';
-import { keyUrlPublish } from './video-key';
 
 /**
  * Until the visitor presses play, only what the start asked for (the first two segments, 8 s):
@@ -48,10 +47,10 @@ const HELD_SEGMENTS = 2;
 function hlsConfig(
   early: EarlyRequests,
   estimateBps: number,
-  videoKey: AttachOptions['videoKey'],
+  keyFor: AttachOptions['keyFor'],
 ): Partial<HlsConfig> {
   return {
-    loader: withEarlyAnswers(Hls.DefaultConfig.loader, early, videoKey),
+    loader: withEarlyAnswers(Hls.DefaultConfig.loader, early, keyFor),
     // The start position is given to startLoad once the start level is set.
     autoStartLoad: false,
     lowLatencyMode: false,
@@ -76,14 +75,14 @@ type LoaderClass = new (config: HlsConfig) => Loader<LoaderContext>;
 function withEarlyAnswers(
   Base: LoaderClass,
   early: EarlyRequests,
-  videoKey: AttachOptions['videoKey'],
+  keyFor: AttachOptions['keyFor'],
 ): LoaderClass {
   /** The key the start has, as an early answer, for a request of its publish's key. */
   const keyAnswer = (url: string) =>
-    videoKey?.then((known) => {
-      if (!known || keyUrlPublish(url) !== known.id) return null;
+    keyFor?.(url).then((bytes) => {
+      if (!bytes) return null;
       const now = performance.now();
-      return { body: known.bytes.slice().buffer, askedAt: now, firstByteAt: now, endedAt: now };
+      return { body: bytes.slice().buffer, askedAt: now, firstByteAt: now, endedAt: now };
     });
   return class EarlyLoader implements Loader<LoaderContext> {
     private readonly base: Loader<LoaderContext>;
@@ -164,7 +163,7 @@ const renditions = (hls: Hls): Rendition[] =>
 export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
   const { video, early, startDir } = options;
   if (!Hls.isSupported()) return null;
-  const hls = new Hls(hlsConfig(early, options.estimateBps, options.videoKey));
+  const hls = new Hls(hlsConfig(early, options.estimateBps, options.keyFor));
   let state: AdaptiveState = { renditions: null, playingHeight: null, refused: false };
   const listeners = new Set<() => void>();
   const set = (next: Partial<AdaptiveState>) => {
@@ -207,7 +206,10 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
       hls.config.abrBandWidthUpFactor = 0;
     }
     hls.startLoad(options.position > 0 ? options.position : -1);
-    set({ renditions: list });
+    // What the start appended is of its rendition; hls.js reports only what it appended itself
+    // (LEVEL_SWITCHED), which a flush of its own may have dropped while the start's plays on.
+    const startHeight = options.handover ? list[started]?.height : undefined;
+    set({ renditions: list, ...(startHeight ? { playingHeight: startHeight } : {}) });
   });
   hls.on(Events.FRAG_BUFFERED, (_event, { frag }) => {
     if (held && frag.type === 'main' && --held === 0) release();

@@ -44,7 +44,7 @@ async function askServer(): Promise<Answer> {
       cache: 'no-store',
     });
     if (response.status === 401) return { kind: 'refused' };
-    if (response.status !== 503) return { kind: (await publishGone()) ? 'replaced' : 'other' };
+    if (response.status !== 503) return { kind: 'other' };
     const header = Number(response.headers.get('retry-after'));
     const retryAfterS = Number.isFinite(header) && header > 0 ? header : DEFAULT_RETRY_S;
     return { kind: 'unavailable', retryAfterS: Math.min(retryAfterS, MAX_RETRY_S) };
@@ -72,7 +72,9 @@ export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
     if (checking.current) return;
     checking.current = true;
     try {
-      const answer = await askServer();
+      let answer = await askServer();
+      if (answer.kind === 'other' && (await publishGone().catch(() => false)))
+        answer = { kind: 'replaced' };
       if (answer.kind === 'refused') actorRef.send({ type: 'session.refused' });
       else if (answer.kind === 'unavailable') {
         setUnavailable(true);

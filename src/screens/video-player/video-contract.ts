@@ -101,9 +101,10 @@ export interface AttachOptions {
   onEstimate: (bps: number) => void;
   /**
    * An encrypted publish's key as the start has it (the signin's, or asked beside the first
-   * segment): hls.js's requests for that publish's key are answered from it, not the network.
+   * segment), for a key request's URL: null when it is not that publish's key, which hls.js then
+   * asks of the network.
    */
-  videoKey: Promise<{ id: string; bytes: Uint8Array<ArrayBuffer> } | null> | null;
+  keyFor: ((url: string) => Promise<Uint8Array<ArrayBuffer> | null>) | null;
 }
 
 /** The adaptive player's chunk, loaded by each caller its own way (a dynamic import). */

@@ -20,7 +20,7 @@ import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './m
 import { levelsFor, readChoice, readEstimate, saveEstimate, startRung } from './quality';
 import { readPosition } from './resume-position';
 import { canDecrypt, importSegmentKey } from './segment-crypto';
-import { publishOf, storedVideoKey } from './video-key';
+import { keyUrlPublish, publishOf, storedVideoKey } from './video-key';
 import type { AdaptivePlayer, LoadAdaptive } from './video-contract';
 
 /**
@@ -206,7 +206,13 @@ async function start(video: HTMLVideoElement, options: StartOptions) {
       levelsFor: (list) => levelsFor(choice, list),
       onEstimate: (bps) => saveEstimate(storage, bps),
       // A stored key the first segment refused is another publish's: hls.js asks the server.
-      videoKey: firstFrame.keyRefused() ? null : videoKey,
+      keyFor:
+        videoKey && !firstFrame.keyRefused()
+          ? (url) =>
+              videoKey.then((known) =>
+                known && keyUrlPublish(url) === known.id ? known.bytes : null,
+              )
+          : null,
     });
     if (replay) video.play()?.catch(() => {});
   } catch {

@@ -7,32 +7,20 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { publishTestClip } from '../scripts/test-support/test-clip';
 import { buildIfMissing, startServer } from '../scripts/test-support/test-server';
-import { hashPassword } from '../server/password';
-import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 import { writePathsFile } from '../tests/model/paths-file';
-import { E2E_PASSWORD } from './site';
+import { siteEnv } from './site';
 
 export default async function globalSetup() {
   writePathsFile();
   buildIfMissing();
-  const env = {
-    NODE_ENV: 'test',
-    TRUST_PROXY: '127.0.0.1',
-    // Real scrypt at the cheapest parameters the server accepts: a quarter of the defaults' CPU
-    // for the suite's few hundred signins on a 2-core machine.
-    PASSWORD_HASH: await hashPassword(E2E_PASSWORD, { N: 2 ** 14, r: 8, p: 1 }),
-    SESSION_SECRET: 'e2e-session-secret-0123456789-abcdefghijklmnop',
-    SHARED_USERNAME: USERNAME,
-    EMPRESA,
-    NOMBRES,
+  const env = await siteEnv({
     // Every path with a wrong password comes from this one address; the limiter's own
     // behaviour is tested in tests/server.
     SIGNIN_FREE_FAILURES: '20',
     SIGNIN_BACKOFF_BASE_MS: '1',
     SIGNIN_BACKOFF_MAX_MS: '1',
     SIGNIN_MAX_REQUESTS_PER_MINUTE: '10000',
-    LOG_LEVEL: 'warn',
-  };
+  });
   const server = await startServer(env);
   process.env.E2E_ORIGIN = server.origin;
   // A second server with adaptive video (MEDIA_DIR): a 24 s clip, four segments per rendition,

@@ -13,10 +13,8 @@ import { join } from 'node:path';
 import { prepareVideo } from '../scripts/ops/prepare-video';
 import { makeClip } from '../scripts/test-support/test-clip';
 import { startServer, type RunningServer } from '../scripts/test-support/test-server';
-import { hashPassword } from '../server/password';
-import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 import { expect, test } from './fixtures';
-import { BASE, E2E_PASSWORD } from './site';
+import { BASE, E2E_PASSWORD, siteEnv } from './site';
 import { expectPlaysOn } from './ui';
 
 /** Long enough that the player (30 s ahead at most) still asks for segments after the switch. */
@@ -38,17 +36,7 @@ async function publishAndServe() {
   makeClip(watchedSource, WATCHED_S);
   makeClip(nextSource, NEXT_S, { tone: 660 });
   await prepareVideo(watchedSource, media, { preset: 'ultrafast' });
-  server = await startServer({
-    NODE_ENV: 'test',
-    TRUST_PROXY: '127.0.0.1',
-    PASSWORD_HASH: await hashPassword(E2E_PASSWORD),
-    SESSION_SECRET: 'e2e-session-secret-0123456789-abcdefghijklmnop',
-    SHARED_USERNAME: USERNAME,
-    EMPRESA,
-    NOMBRES,
-    LOG_LEVEL: 'warn',
-    MEDIA_DIR: media,
-  });
+  server = await startServer(await siteEnv({ MEDIA_DIR: media }));
 }
 
 test.afterAll(async () => {

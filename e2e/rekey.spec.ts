@@ -14,10 +14,8 @@ import { prepareVideo } from '../scripts/ops/prepare-video';
 import { rekey } from '../scripts/ops/rekey';
 import { makeClip } from '../scripts/test-support/test-clip';
 import { startServer, type RunningServer } from '../scripts/test-support/test-server';
-import { hashPassword } from '../server/password';
-import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 import { expect, test } from './fixtures';
-import { BASE, E2E_PASSWORD } from './site';
+import { BASE, E2E_PASSWORD, siteEnv } from './site';
 import { expectPlaysOn } from './ui';
 
 const CLIP_S = 48;
@@ -32,17 +30,7 @@ test.beforeAll(async () => {
   const source = join(work, 'clip.mp4');
   makeClip(source, CLIP_S);
   await prepareVideo(source, media, { preset: 'ultrafast' });
-  server = await startServer({
-    NODE_ENV: 'test',
-    TRUST_PROXY: '127.0.0.1',
-    PASSWORD_HASH: await hashPassword(E2E_PASSWORD, { N: 2 ** 14, r: 8, p: 1 }),
-    SESSION_SECRET: 'e2e-session-secret-0123456789-abcdefghijklmnop',
-    SHARED_USERNAME: USERNAME,
-    EMPRESA,
-    NOMBRES,
-    LOG_LEVEL: 'warn',
-    MEDIA_DIR: media,
-  });
+  server = await startServer(await siteEnv({ MEDIA_DIR: media }));
 });
 
 test.afterAll(async () => {

@@ -1,5 +1,7 @@
 /** Facts about the site under test, shared by the global set-up and the tests. */
 import { clientConfig } from '../config/settings';
+import { hashPassword } from '../server/password';
+import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
 
 export const E2E_PASSWORD = 'clave-e2e-Silo-2023';
 export const WRONG_PASSWORD = 'no-es-la-clave';
@@ -15,3 +17,19 @@ function origin(): string {
 }
 
 export const url = (path: string) => `${origin()}${path}`;
+
+/**
+ * The built server's settings for a site of the tests' own (a spec that publishes into its own
+ * media folder): the e2e password at the cheapest scrypt parameters the server accepts.
+ */
+export const siteEnv = async (extra: Record<string, string> = {}) => ({
+  NODE_ENV: 'test',
+  TRUST_PROXY: '127.0.0.1',
+  PASSWORD_HASH: await hashPassword(E2E_PASSWORD, { N: 2 ** 14, r: 8, p: 1 }),
+  SESSION_SECRET: 'e2e-session-secret-0123456789-abcdefghijklmnop',
+  SHARED_USERNAME: USERNAME,
+  EMPRESA,
+  NOMBRES,
+  LOG_LEVEL: 'warn',
+  ...extra,
+});

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Manifest } from '../../config/media-layout';
 import { SIGNIN_PATH } from '../test-support/test-server';
 import { firstFragmentBytes } from '../ops/fragments';
+import { clearSegment } from '../ops/media-crypto';
 import { mediaSite } from './adaptive';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
 import type { Browser, Link, Tab } from './browser';
@@ -17,9 +18,8 @@ const LINKS = { 'Slow 3G': SLOW_3G, 'Fast 3G': FAST_3G };
 type LinkName = keyof typeof LINKS;
 
 /**
- * What the first frame needs of the smallest rendition, from its playlist: its init and its
- * first segment's first fragment (a Media Source shows a fragment once it is whole); a byte
- * range's whole size.
+ * What the first frame needs of the smallest rendition, from its playlist: its init and its first
+ * segment's first fragment (a Media Source shows a fragment once whole); a byte range's size.
  */
 function startBytes(folder: string, manifest: Manifest): number {
   const rung = manifest.rungs.reduce((low, each) => (each.height < low.height ? each : low));
@@ -30,7 +30,7 @@ function startBytes(folder: string, manifest: Manifest): number {
   const first = /(?:#EXT-X-BYTERANGE:(\S+)\s+)?^([^#\s]\S*)$/m.exec(playlist)!;
   const fragment = first[1]
     ? size(first[2]!, first[1])
-    : firstFragmentBytes(readFileSync(join(folder, rung.dir, first[2]!)));
+    : firstFragmentBytes(clearSegment(folder, manifest, join(rung.dir, first[2]!), 0));
   return size(init[1]!, init[2]) + fragment;
 }
 

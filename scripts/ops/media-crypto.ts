@@ -14,13 +14,15 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import {
   KEY_BYTES,
   KEY_FILE,
   RUNG_FILES,
   RUNG_FILE_PATTERN,
   keyFileName,
+  keysDirFor,
+  type Manifest,
 } from '../../config/media-layout.js';
 import { segmentIv } from '../../config/segment-iv.js';
 
@@ -140,4 +142,16 @@ export function encryptRung(
   }
   writeFileSync(join(to, RUNG_FILES.playlist), withKeyLine(playlist));
   return segments.length;
+}
+
+/** A published segment's clear bytes, from its version folder (its keys beside the media folder). */
+export function clearSegment(
+  version: string,
+  manifest: Pick<Manifest, 'id' | 'encrypted'>,
+  file: string,
+  sequence: number,
+): Buffer {
+  const stored = readFileSync(join(version, file));
+  if (!manifest.encrypted) return stored;
+  return decryptSegment(stored, readKey(keysDirFor(dirname(version)), manifest.id), sequence);
 }

@@ -91,10 +91,10 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   if (form instanceof HTMLFormElement)
     answerBeforeApp(
       form,
-      () => {
-        boot.modules.forEach(preload);
-        startAhead(info, storage, false);
-      },
+      // Not the video's first bytes at a press before the page's load: the app's bundle is
+      // still coming, and they would slow it (docs/benchmarks.md); they leave with the signin's
+      // success then.
+      () => boot.modules.forEach(preload),
       () => startAhead(info, storage, true),
     );
   // The video's first bytes and hls.js, fetched while the visitor types, after the page's load

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { VIDEO_KEY_KEY, memoryStorage } from '../../machines/session';
-import { keyUrlPublish, publishOf, storedVideoKey } from '../../src/screens/video-player/video-key';
+import {
+  keyUrlPublish,
+  publishIdOf,
+  storedVideoKey,
+} from '../../src/screens/video-player/video-key';
 
 describe("where the start finds an encrypted publish's key", () => {
   const key = 'AAECAwQFBgcICQoLDA0ODw==';
@@ -23,7 +27,7 @@ describe("where the start finds an encrypted publish's key", () => {
   });
 
   it('names the publish of a rendition and of its key URL, under both URL shapes', () => {
-    expect(publishOf('k3f9a1c2-360p')).toBe('k3f9a1c2');
+    expect(publishIdOf('k3f9a1c2-360p')).toBe('k3f9a1c2');
     expect(keyUrlPublish('/api/video/hls/k3f9a1c2-360p/key.bin')).toBe('k3f9a1c2');
     expect(
       keyUrlPublish(

@@ -7,7 +7,7 @@ import { KEY_BYTES, KEY_FILE } from '../../../config/media-layout';
 import { VIDEO_KEY_KEY, type SessionStorage, type VideoKey } from '../../../machines/session';
 
 /** The publish a rendition's folder belongs to (`<id>-360p`). */
-export const publishOf = (dir: string) => dir.slice(0, dir.indexOf('-'));
+export const publishIdOf = (dir: string) => dir.slice(0, dir.indexOf('-'));
 
 /** The publish whose key `url` asks for (a rendition's KEY_FILE), or null for any other URL. */
 export function keyUrlPublish(url: string): string | null {

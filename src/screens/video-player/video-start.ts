@@ -20,7 +20,7 @@ import { hasMediaSource, mediaUrls, playsHlsNatively, unmarkAdaptive } from './m
 import { levelsFor, readChoice, readEstimate, saveEstimate, startRung } from './quality';
 import { readPosition } from './resume-position';
 import { canDecrypt, importSegmentKey } from './segment-crypto';
-import { keyUrlPublish, publishOf, storedVideoKey } from './video-key';
+import { keyUrlPublish, publishIdOf, storedVideoKey } from './video-key';
 import type { AdaptivePlayer, LoadAdaptive } from './video-contract';
 
 /**
@@ -90,7 +90,7 @@ function planStart(info: MediaInfo, storage: SessionStorage) {
   const first = segment(0);
   // An encrypted publish's key: the one stored at the signin, else asked beside the first
   // segment (a publish made since, or a signin whose answer the machine has not stored yet).
-  const publish = publishOf(rung.dir);
+  const publish = publishIdOf(rung.dir);
   const storedKey = info.encrypted ? storedVideoKey(storage, publish) : null;
   const keyUrl = info.encrypted && !storedKey ? inRung(KEY_FILE) : null;
   const ownFrame = canShowFirstFrame(rung.codecs) && (!info.encrypted || canDecrypt());

@@ -89,6 +89,49 @@ export default tseslint.config(
     },
   },
   {
+    // The video's start (src/video-start/) runs before React, in the boot script: nothing of
+    // React, and from the rest of src/ only the plain helpers it names.
+    files: ['src/video-start/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['react', 'react-*', 'react/*', '@xstate/react', '@tanstack/*'],
+              message: 'The start runs before React: the boot script bundles it.',
+            },
+            {
+              regex:
+                '^\\.\\./(?!\\.\\./)(?!(screens/video-player/(media-support|quality|resume-position)|api/timeout-signal)$)',
+              message:
+                'The start imports its own folder, config/, machines/ and plain helpers only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The rest of src/ uses the start through its hand-off (video-start.ts), its types
+    // (contract.ts) and hls.js's chunk; its parts are its own business.
+    files: ['src/**/*.{ts,tsx}'],
+    ignores: ['src/video-start/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: 'video-start/(?!(video-start|contract|adaptive-player)$)',
+              message: 'Use the start through video-start.ts, contract.ts or adaptive-player.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The folders are the architecture: imports go one way only. machines/ is pure and stands
     // alone; config/ (the settings table) sits under the app and the server; the app and the
     // server never import each other; the model library serves the tests, e2e and test:paths.

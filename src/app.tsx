@@ -5,9 +5,11 @@ import type { ActorOptions } from 'xstate';
 import type { AuthMachine } from '../machines/auth-machine';
 import { createQueryClient } from './api/signin';
 import { AuthActor, useCrossTabSession, usePendingSignout } from './auth/auth-provider';
+import type { Handoff } from './boot/handoff';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { config } from './config';
 import { ErrorBoundary } from './error-boundary';
+import { HandoffContext } from './handoff-context';
 import { useCopyLifetime } from './offline/use-copy-lifetime';
 import { AppRoutes } from './routes';
 import { reportWebVitals } from './vitals';
@@ -25,6 +27,8 @@ function PageEffects() {
 
 interface Props {
   machine: AuthMachine;
+  /** The boot's (main.tsx), or the app's own where no boot ran (src/boot/own-handoff.ts). */
+  handoff: Handoff;
   /** Tests pass a fresh one; the app makes its own. */
   queryClient?: QueryClient;
   /** main.tsx passes the ones it already started; tests pass their own loaders. */
@@ -37,19 +41,28 @@ interface Props {
 
 export const APP_ERROR_MESSAGE = 'Algo salió mal al mostrar la página. Intente nuevamente.';
 
-export function App({ machine, queryClient, chunks, actorOptions, Router = BrowserRouter }: Props) {
+export function App({
+  machine,
+  handoff,
+  queryClient,
+  chunks,
+  actorOptions,
+  Router = BrowserRouter,
+}: Props) {
   const [client] = useState(() => queryClient ?? createQueryClient());
   const [appChunks] = useState(() => chunks ?? createAppChunks());
   return (
     <ErrorBoundary message={APP_ERROR_MESSAGE}>
       <QueryClientProvider client={client}>
         <Chunks.Provider value={appChunks}>
-          <AuthActor.Provider logic={machine} options={actorOptions}>
-            <PageEffects />
-            <Router>
-              <AppRoutes />
-            </Router>
-          </AuthActor.Provider>
+          <HandoffContext.Provider value={handoff}>
+            <AuthActor.Provider logic={machine} options={actorOptions}>
+              <PageEffects />
+              <Router>
+                <AppRoutes />
+              </Router>
+            </AuthActor.Provider>
+          </HandoffContext.Provider>
         </Chunks.Provider>
       </QueryClientProvider>
     </ErrorBoundary>

@@ -2,11 +2,11 @@ import type { QueryClient } from '@tanstack/react-query';
 import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { App } from './app';
+import type { Handoff } from './boot/handoff';
 import { createAppAuthMachine } from './auth/auth-provider';
 import { resilientStorage } from './auth/storage';
 import { createAppChunks, preload, type AppChunks } from './chunks';
 import { settleFirstRoute } from './routes';
-import { stopVideo } from './screens/video-player/video-stop';
 
 /** Which prerendered screen the container shows (the boot script may have swapped it). */
 function shownScreen(container: HTMLElement): 'login' | 'video' | null {
@@ -15,14 +15,15 @@ function shownScreen(container: HTMLElement): 'login' | 'video' | null {
 }
 
 /**
- * Starts the app in `container` (main.tsx: index.html's #root): hydrates the prerendered
- * screen on show when it is the one the machine lands on, renders afresh otherwise. Tests pass
- * their own QueryClient and chunk loaders.
+ * Starts the app in `container` (main.tsx: index.html's #root) with the boot's hand-off:
+ * hydrates the prerendered screen on show when it is the one the machine lands on, renders
+ * afresh otherwise. Tests pass their own QueryClient and chunk loaders.
  */
 export function startApp(
   container: HTMLElement,
-  options: { queryClient?: QueryClient; chunks?: AppChunks } = {},
+  options: { handoff: Handoff; queryClient?: QueryClient; chunks?: AppChunks },
 ): Root {
+  const { handoff } = options;
   const machine = createAppAuthMachine(resilientStorage());
   const chunks = options.chunks ?? createAppChunks();
   const firstRoute = settleFirstRoute(machine);
@@ -31,7 +32,7 @@ export function startApp(
   if (firstRoute === 'video') preload(chunks.videoPlayer);
   const app = (
     <StrictMode>
-      <App machine={machine} chunks={chunks} queryClient={options.queryClient} />
+      <App machine={machine} handoff={handoff} chunks={chunks} queryClient={options.queryClient} />
     </StrictMode>
   );
 
@@ -46,7 +47,7 @@ export function startApp(
     return root!;
   }
   // Not what the machine decided (a stored session it refused): the video, if any, stops.
-  container.querySelectorAll('video').forEach(stopVideo);
+  container.querySelectorAll('video').forEach((video) => handoff.video.stop(video));
   container.replaceChildren();
   const root = createRoot(container);
   root.render(app);

@@ -1,25 +1,39 @@
 /**
  * What index.html runs first, inline after #root (scripts/build/prerender.ts bundles it; the CSP
- * allows it by its hash): it starts the app's bundle. For a returning visitor (a stored session
+ * allows it by its hash): it makes the page's hand-off (handoff.ts: the video's start, a press
+ * answered early) and starts the app's bundle with it. For a returning visitor (a stored session
  * the machine will accept) it first shows the video screen's prerendered markup with the
- * greeting and starts its video (startVideo), and the bundle waits for the video's first bytes
- * (with hls.js, its first two segments) so as not to share a slow link with them; React then
- * hydrates that markup and adopts the video. Otherwise it answers the login's form until the app
- * does (first-press.ts), so that a press at the first paint already signs in. The whole start: docs/video-start.md.
+ * greeting and starts its video, and the bundle waits for the video's first bytes (with hls.js,
+ * its first two segments) so as not to share a slow link with them; React then hydrates that
+ * markup and adopts the video. Otherwise it answers the login's form until the app does
+ * (first-press.ts), so that a press at the first paint already signs in. The whole start:
+ * docs/video-start.md.
  */
 import { SESSION_KEY, parseSession } from '../../machines/session';
 import { endPendingSignout } from '../auth/server-session';
 import { resilientStorage } from '../auth/storage';
 import { LOGIN_FORM_CLASS, answerBeforeApp } from '../screens/login/first-press';
 import { markAdaptive, readMediaInfo } from '../screens/video-player/media-support';
-import { startAhead, startVideo } from '../screens/video-player/video-start';
+import type { LoadAdaptive } from '../video-start/contract';
+import { createVideoStart } from '../video-start/video-start';
 import { BELOW_FLOOR_ATTRIBUTE, VIDEO_SCREEN_TEMPLATE_ID, readBootConfig } from './boot-config';
+import { handOverTo, type Handoff } from './handoff';
 
 const boot = readBootConfig();
 const info = readMediaInfo();
 // A browser that blocks site data throws on reading localStorage: the login must still work.
 const storage = resilientStorage();
 const adaptive = markAdaptive(info);
+// hls.js's chunk, asked for by the start once its first two segments are in, with what it
+// imports; and the app's bundle then, for a returning visitor.
+const loadAdaptive: LoadAdaptive = () => {
+  startApp();
+  boot.adaptive.forEach(preload);
+  return import(/* @vite-ignore */ boot.adaptive[0]!);
+};
+const video = createVideoStart({ info, storage, loadAdaptive });
+let takeEarlySignin: Handoff['takeEarlySignin'] = () => undefined;
+handOverTo({ takeEarlySignin: () => takeEarlySignin(), video });
 
 let appStarted = false;
 let videoShown = false;
@@ -49,8 +63,8 @@ function showVideoScreen(greeting: string): boolean {
   if (!root || !(template instanceof HTMLTemplateElement)) return false;
   const screen = document.importNode(template.content, true);
   const button = screen.querySelector('.session-button');
-  const video = screen.querySelector('video');
-  if (!button || !video) return false;
+  const element = screen.querySelector('video');
+  if (!button || !element) return false;
   // As text, never as markup: the names come from local storage.
   button.textContent = greeting;
   root.replaceChildren(screen);
@@ -58,22 +72,11 @@ function showVideoScreen(greeting: string): boolean {
   videoShown = true;
 
   // With hls.js, the bundle comes with its chunk, when the start asks for it (video-start.ts).
-  if (!adaptive) video.addEventListener(info ? 'loadeddata' : 'loadedmetadata', startApp);
-  video.addEventListener('error', () => {
-    video.failedBeforeApp = true;
-    startApp();
-  });
+  if (!adaptive) element.addEventListener(info ? 'loadeddata' : 'loadedmetadata', startApp);
+  // The Player shows the error the element keeps (player.tsx).
+  element.addEventListener('error', startApp);
   setTimeout(startApp, boot.appWaitMs);
-  void startVideo(video, {
-    info,
-    storage,
-    // Asked for by the start once its first two segments are in; what the chunk imports beside it.
-    loadAdaptive: () => {
-      startApp();
-      boot.adaptive.forEach(preload);
-      return import(/* @vite-ignore */ boot.adaptive[0]!);
-    },
-  });
+  void video.play(element);
   return true;
 }
 
@@ -89,14 +92,13 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
   // The login answers from its first paint; the video screen's chunk comes beside the signin.
   const form = document.querySelector(`form.${LOGIN_FORM_CLASS}`);
   if (form instanceof HTMLFormElement)
-    answerBeforeApp(
-      form,
+    takeEarlySignin = answerBeforeApp(form, {
       // Not the video's first bytes at a press before the page's load: the app's bundle is
       // still coming, and they would slow it (docs/benchmarks.md); they leave with the signin's
       // success then.
-      () => boot.modules.forEach(preload),
-      () => startAhead(info, storage, true),
-    );
+      onPress: () => boot.modules.forEach(preload),
+      onSignedIn: () => video.signedIn(),
+    });
   // The video's first bytes and hls.js, fetched while the visitor types, after the page's load
   // (the login's own bytes come first). hls.js not once "Ingresar" is pressed: it would share
   // the link with the video's first segments, and the start asks for it after them.
@@ -106,7 +108,7 @@ if (document.documentElement.hasAttribute(BELOW_FLOOR_ATTRIBUTE)) {
     addEventListener(
       'load',
       () => {
-        startAhead(info, storage, false);
+        video.loginLoaded();
         if (!pressed) boot.adaptive.forEach(preload);
       },
       { once: true },

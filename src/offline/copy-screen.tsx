@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import logoUrl from '../assets/logo.svg';
 import { useDocumentTitle } from '../screens/use-document-title';
 import { hasMediaSource } from '../screens/video-player/media-support';
-import type { AdaptivePlayer } from '../screens/video-player/video-contract';
+import type { AdaptivePlayer } from '../video-start/contract';
 import { copySource } from './copy-source';
 import type { DownloadRecord } from './download-store';
 import { copyStatus, untilText } from './offline-copy';
@@ -71,7 +71,7 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
       if (source.kind === 'mp4') return play(source.url);
       // Native HLS cannot follow object URLs: the worker answers the stored files there.
       if (!hasMediaSource()) return play(record.finish.url);
-      const { attachAdaptive } = await import('../screens/video-player/adaptive-player');
+      const { attachAdaptive } = await import('../video-start/adaptive-player');
       if (!live) return;
       player = attachAdaptive({
         video,

@@ -27,7 +27,7 @@ import {
 
 declare const self: ServiceWorkerGlobalScope;
 
-/** hls.js's chunk (src/screens/video-player/adaptive-player.ts). */
+/** hls.js's chunk (src/video-start/adaptive-player.ts). */
 const PLAYER_CHUNK = /\/assets\/adaptive-player-[\w-]+\.js$/;
 const withPlayer = new URL(self.location.href).searchParams.has(PLAYER_PARAM);
 

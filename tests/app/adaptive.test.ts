@@ -11,7 +11,7 @@ import {
   startRung,
   type QualityChoice,
 } from '../../src/screens/video-player/quality';
-import type { Rendition } from '../../src/screens/video-player/video-contract';
+import type { Rendition } from '../../src/video-start/contract';
 import { readMediaInfo } from '../../src/screens/video-player/media-support';
 
 /** hls.js sorts its levels from the lowest up. */

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { App, APP_ERROR_MESSAGE } from '../../src/app';
 import { createAppAuthMachine } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
+import { ownHandoff } from '../../src/boot/own-handoff';
 import { createAppChunks } from '../../src/chunks';
 import { config } from '../../src/config';
 import { PATHS } from '../../src/routes';
@@ -116,7 +117,13 @@ describe('a render error anywhere in the app', () => {
     const Broken = () => {
       throw new Error('boom');
     };
-    render(<App machine={createAppAuthMachine(resilientStorage())} Router={Broken} />);
+    render(
+      <App
+        machine={createAppAuthMachine(resilientStorage())}
+        handoff={ownHandoff()}
+        Router={Broken}
+      />,
+    );
     expect(await screen.findByRole('alert')).toHaveTextContent(APP_ERROR_MESSAGE);
     await userEvent.setup().click(screen.getByRole('button', { name: 'Reintentar' }));
     expect(reload).toHaveBeenCalled();

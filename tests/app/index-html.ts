@@ -9,6 +9,7 @@ import { inject, onTestFinished } from 'vitest';
 import { MEDIA_INFO_ELEMENT } from '../../config/media-layout';
 import { createQueryClient } from '../../src/api/signin';
 import { APP_WAIT_MS, type BootConfig } from '../../src/boot/boot-config';
+import { announceApp } from '../../src/boot/handoff';
 import type { AppChunks } from '../../src/chunks';
 import { startApp } from '../../src/start';
 
@@ -47,18 +48,29 @@ export async function openIndexHtml(route: string, seed: string | null): Promise
     for (const element of document.head.querySelectorAll('link[rel="modulepreload"], script'))
       element.remove();
   });
+  // An earlier test's boot still listens on this document: it answers no app of this page.
+  announceApp(() => {});
   // Indirect eval: global scope, like a classic <script>.
   (0, eval)(inject('bootScript'));
   return document.getElementById('root')!;
 }
 
-/** What the app's entry does once it arrives (src/main.tsx), in a test's own QueryClient. */
+/**
+ * What the app's entry does once it arrives (src/main.tsx): it announces itself and starts with
+ * the boot's hand-off, here in a test's own QueryClient.
+ */
 export async function startAppIn(root: HTMLElement, chunks?: AppChunks): Promise<Root> {
   const queryClient = createQueryClient();
-  const reactRoot = await act(async () => startApp(root, { queryClient, chunks }));
+  let reactRoot: Root | undefined;
+  await act(async () => {
+    const answered = announceApp((handoff) => {
+      reactRoot = startApp(root, { handoff, queryClient, chunks });
+    });
+    if (!answered) throw new Error('no boot script answered the app');
+  });
   onTestFinished(() => {
-    act(() => reactRoot.unmount());
+    act(() => reactRoot!.unmount());
     queryClient.clear();
   });
-  return reactRoot;
+  return reactRoot!;
 }

@@ -171,6 +171,8 @@ describe('the video screen, prerendered, for a visitor with a live stored sessio
     server.use(http.head(config.videoUrl, () => new HttpResponse(null, { status: 401 })));
     const root = await openIndexHtml(PATHS.video, freshSession());
     const video = root.querySelector('video')!;
+    // As a browser reports a failed load: the element keeps the error.
+    Object.defineProperty(video, 'error', { value: { code: 2 } });
     fireEvent.error(video);
     await startAppIn(root);
     // The Player checks the session on a failure; the server refused it: expired.

@@ -8,6 +8,7 @@ import { createQueryClient } from '../../src/api/signin';
 import { App } from '../../src/app';
 import { createAppAuthMachine } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
+import { ownHandoff } from '../../src/boot/own-handoff';
 import type { AppChunks } from '../../src/chunks';
 import { PATHS } from '../../src/routes';
 import { server } from './msw';
@@ -52,6 +53,7 @@ export function renderApp({
   const result = render(
     <App
       machine={createAppAuthMachine(resilientStorage())}
+      handoff={ownHandoff()}
       queryClient={queryClient}
       chunks={chunks}
       actorOptions={{ clock }}

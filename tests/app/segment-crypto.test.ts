@@ -5,7 +5,7 @@ import {
   decryptSegment,
   importSegmentKey,
   segmentDecrypter,
-} from '../../src/screens/video-player/segment-crypto';
+} from '../../src/video-start/segment-crypto';
 
 /** A segment as prepare-video stores it (config/media-layout.ts): AES-128-CBC, IV = sequence. */
 const encrypt = (key: Buffer, sequence: number, clear: Buffer) => {

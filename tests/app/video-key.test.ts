@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VIDEO_KEY_KEY, memoryStorage } from '../../machines/session';
-import {
-  keyUrlPublish,
-  publishIdOf,
-  storedVideoKey,
-} from '../../src/screens/video-player/video-key';
+import { keyUrlPublish, publishIdOf, storedVideoKey } from '../../src/video-start/video-key';
 
 describe("where the start finds an encrypted publish's key", () => {
   const key = 'AAECAwQFBgcICQoLDA0ODw==';

@@ -15,12 +15,13 @@ import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { preload, useChunks } from '../../chunks';
 import { config } from '../../config';
+import { useHandoff } from '../../handoff-context';
 import { resilientStorage } from '../../auth/storage';
 import { CopyWayIn, type OpenCopy } from '../../offline/copy-way-in';
 import { forgetCopy } from '../../offline/offline-copy';
 import { useDocumentTitle } from '../use-document-title';
 import { useHydrated } from '../use-hydrated';
-import { takeEarlySignin, LOGIN_FORM_CLASS } from './first-press';
+import { LOGIN_FORM_CLASS } from './first-press';
 import { LoginMessages } from './login-messages';
 import { sameLoginView, selectLoginView } from './login-view';
 import './login.css';
@@ -53,6 +54,7 @@ export function LoginScreen() {
   useDocumentTitle(LOGIN_TITLE);
   const actorRef = AuthActor.useActorRef();
   const chunks = useChunks();
+  const handoff = useHandoff();
   const view = AuthActor.useSelector(selectLoginView, sameLoginView);
   // Before hydration a press of Enter would submit the form natively, password in the URL.
   const hydrated = useHydrated();
@@ -60,10 +62,10 @@ export function LoginScreen() {
   const formRef = useRef<HTMLFormElement>(null);
   const toMachine = useCallback(
     (result: SigninResult) => {
-      if (result.kind === 'ok') formRef.current?.signedIn?.();
+      if (result.kind === 'ok') handoff.video.signedIn();
       actorRef.send(eventFor(result));
     },
-    [actorRef],
+    [actorRef, handoff],
   );
   const signin = useSigninMutation(toMachine);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
@@ -73,7 +75,7 @@ export function LoginScreen() {
 
   // A press the boot script answered before React came: its signin goes to the machine now.
   useLayoutEffect(() => {
-    const early = takeEarlySignin(formRef.current);
+    const early = handoff.takeEarlySignin();
     if (!early) return;
     const event: AuthEvent = {
       type: 'submit',
@@ -88,7 +90,7 @@ export function LoginScreen() {
     rerender();
     void early.result.then(toMachine);
     preload(chunks.videoPlayer);
-  }, [actorRef, chunks, toMachine]);
+  }, [actorRef, chunks, handoff, toMachine]);
 
   useEffect(() => {
     if (view.kind === 'wrongPassword') passwordRef.current?.select();

@@ -8,8 +8,8 @@ import type { VideoRef } from './use-player-video';
 import { useResumePosition } from './use-resume-position';
 import { useTrackCues, type TrackState } from './use-track';
 import { useVideoProblem, VIDEO_UNAVAILABLE_MESSAGE } from './use-video-problem';
+import { useHandoff } from '../../handoff-context';
 import { forgetPageCopy } from '../../offline/register-worker';
-import { reloadVideo } from './video-start';
 
 const VIDEO_ERROR_MESSAGE = 'No se pudo cargar el video. Revise su conexión.';
 const VIDEO_REPLACED_MESSAGE = 'El video se volvió a publicar y esta página ya no lo tiene.';
@@ -21,6 +21,7 @@ const VIDEO_REPLACED_MESSAGE = 'El video se volvió a publicar y esta página ya
  */
 export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: TrackState }) {
   const [storage] = useState(() => resilientStorage());
+  const start = useHandoff().video;
   useResumePosition(videoRef, config.videoUrl, storage);
   useKeyboardShortcuts(videoRef);
   const { failed, unavailable, clear, onMediaError, onPlay } = useVideoProblem(videoRef);
@@ -28,10 +29,10 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: T
   const captionsRef = useRef<HTMLTrackElement>(null);
   useTrackCues(captionsRef, captions);
 
-  // The prerendered video may have failed before React adopted it; its error event is gone by
-  // then, and the boot script noted it (failedBeforeApp, video-contract.ts).
+  // The prerendered video may have failed before React adopted it: its error event is gone by
+  // then, and the element keeps the error until its next load.
   useLayoutEffect(() => {
-    if (videoRef.current?.failedBeforeApp) void onMediaError();
+    if (videoRef.current?.error) void onMediaError();
     // Once, for the element React adopted.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -40,7 +41,7 @@ export function Player({ videoRef, captions }: { videoRef: VideoRef; captions: T
     clear();
     // A new page names the publish that replaced this one: not the worker's copy of this one.
     if (failed === 'replaced') void forgetPageCopy().finally(() => location.reload());
-    else if (videoRef.current) reloadVideo(videoRef.current);
+    else if (videoRef.current) start.reload(videoRef.current);
   };
 
   return (

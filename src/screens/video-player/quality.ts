@@ -1,7 +1,7 @@
 import type { MediaInfo } from '../../../config/media-layout';
 import { SEGMENT_S } from '../../../config/media-layout';
 import type { SessionStorage } from '../../../machines/session';
-import type { Levels, LinkHint, Rendition } from './video-contract';
+import type { Levels, LinkHint, Rendition } from '../../video-start/contract';
 
 /**
  * The visitor's say over the adaptive video and the start's choice of a rendition: pure, so that

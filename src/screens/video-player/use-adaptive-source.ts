@@ -1,11 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { SessionStorage } from '../../../machines/session';
+import { useHandoff } from '../../handoff-context';
 import { readRecord } from '../../offline/download-store';
-import { readMediaInfo } from './media-support';
+import type { AdaptivePlayer, AdaptiveState, Rendition } from '../../video-start/contract';
 import { levelsFor, readChoice, saveChoice, type QualityChoice } from './quality';
-import type { AdaptivePlayer, AdaptiveState, Rendition } from './video-contract';
-import { startVideo } from './video-start';
-import { stopVideo } from './video-stop';
 
 export interface AdaptiveSource {
   renditions: Rendition[];
@@ -17,7 +15,7 @@ export interface AdaptiveSource {
 }
 
 /**
- * Starts the player's <video> (video-start.ts), or adopts what the boot script started, and
+ * Starts the player's <video> (the hand-off's start), or adopts what the boot script started, and
  * gives the quality menu what hls.js plays and the visitor's choice. Null while there is no
  * adaptive video playing (the single MP4, native HLS, or hls.js gave up): no menu then.
  */
@@ -27,6 +25,7 @@ export function useAdaptiveSource(
   /** A request refused with 401 (the session ended elsewhere): the Player checks and acts. */
   onRefused: () => void,
 ): AdaptiveSource | null {
+  const start = useHandoff().video;
   const [player, setPlayer] = useState<AdaptivePlayer | null>(null);
   const [state, setState] = useState<AdaptiveState | null>(null);
   const [choice, setChoice] = useState(() => readChoice(storage));
@@ -42,11 +41,7 @@ export function useAdaptiveSource(
     if (!video) return;
     let live = true;
     let unsubscribe = () => {};
-    void startVideo(video, {
-      info: readMediaInfo(),
-      storage,
-      loadAdaptive: () => import('./adaptive-player'),
-    }).then((started) => {
+    void start.play(video).then((started) => {
       if (!live || !started) return;
       const update = () => {
         const next = started.state();
@@ -63,9 +58,9 @@ export function useAdaptiveSource(
       // Only a video that left the page stops (React removed it before this cleanup). An effect
       // run again on the same element (StrictMode, a remount) adopts the same start instead of
       // setting its source again, which would undo a play.
-      if (!video.isConnected) stopVideo(video);
+      if (!video.isConnected) start.stop(video);
     };
-  }, [videoRef, storage]);
+  }, [videoRef, start]);
 
   const list = state?.renditions;
   // The link drops: hls.js plays on from the stored download's rendition, if there is one (the

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
 import { AuthActor } from '../../auth/auth-provider';
 import { config } from '../../config';
+import { useHandoff } from '../../handoff-context';
 import { mediaUrls, readMediaInfo } from './media-support';
-import { reloadVideo } from './video-start';
 
 export const VIDEO_UNAVAILABLE_MESSAGE =
   'El video no está disponible en este momento. Reintentando…';
@@ -61,6 +61,7 @@ async function askServer(): Promise<Answer> {
  */
 export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
   const actorRef = AuthActor.useActorRef();
+  const start = useHandoff().video;
   const [failed, setFailed] = useState<false | 'failed' | 'replaced'>(false);
   const [unavailable, setUnavailable] = useState(false);
   const checking = useRef(false);
@@ -82,7 +83,7 @@ export function useVideoProblem(videoRef: RefObject<HTMLVideoElement | null>) {
         retryTimer.current = setTimeout(() => {
           setUnavailable(false);
           // A new failure comes back here and waits again.
-          if (videoRef.current) reloadVideo(videoRef.current);
+          if (videoRef.current) start.reload(videoRef.current);
         }, answer.retryAfterS * 1000);
       } else setFailed(answer.kind === 'replaced' ? 'replaced' : 'failed');
     } finally {

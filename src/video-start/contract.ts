@@ -1,8 +1,7 @@
 /**
- * The contract of the video's start, shared by its three parties: the boot script (src/boot/,
- * before the bundle), the Player (React) and the adaptive player (hls.js, its own chunk). They
- * are separate bundles; the <video> element carries what they share. Types only: it costs the
- * page no bytes. How the start runs: docs/video-start.md.
+ * The types the start shares with the adaptive player (hls.js, its own chunk) and the Player
+ * (React, which shows what hls.js plays). Types only: it costs the page no bytes. How the start
+ * runs: docs/video-start.md.
  */
 
 /** A rendition as hls.js lists it (its level index) and the quality menu shows it. */
@@ -107,7 +106,7 @@ export interface AttachOptions {
   keyFor: ((url: string) => Promise<Uint8Array<ArrayBuffer> | null>) | null;
 }
 
-/** The adaptive player's chunk, loaded by each caller its own way (a dynamic import). */
+/** The adaptive player's chunk (a dynamic import: the boot's from its settings, or Vite's). */
 export type LoadAdaptive = () => Promise<{
   attachAdaptive(options: AttachOptions): AdaptivePlayer | null;
 }>;
@@ -119,22 +118,6 @@ export interface LinkHint {
 }
 
 declare global {
-  interface HTMLVideoElement {
-    /**
-     * Set by the first startVideo on this element, the boot's or the Player's: how it plays (an
-     * AdaptivePlayer, or null for the MP4 or native HLS). Whoever comes later adopts it.
-     */
-    playback?: Promise<AdaptivePlayer | null>;
-    /**
-     * Set by the boot script when the video failed before the app arrived: the error event is
-     * gone by then. A property, not an attribute, so that hydration sees the markup as rendered.
-     */
-    failedBeforeApp?: boolean;
-  }
-  interface Window {
-    /** The start's requests, made at the signin's success (requestAhead), by URL. */
-    startAhead?: EarlyRequests;
-  }
   interface Navigator {
     connection?: LinkHint;
   }

@@ -5,9 +5,10 @@
  * first segment, and the frame waited for it. Kept free of hls.js: the boot bundles it.
  * The whole story: docs/video-start.md.
  */
-import { SEGMENT_S } from '../../../config/media-layout';
+import { SEGMENT_S } from '../../config/media-layout';
+import type { EarlyAnswer, MediaHandover } from './contract';
+import { FOLLOW_MAX, runsLow, secondSegmentAt } from './link-schedule';
 import { decryptSegment, segmentDecrypter } from './segment-crypto';
-import type { EarlyAnswer, MediaHandover } from './video-contract';
 
 /**
  * Once the bytes are here, opening, appending and showing the frame take milliseconds in
@@ -17,14 +18,6 @@ import type { EarlyAnswer, MediaHandover } from './video-contract';
  */
 const ENGINE_MS = 2_000;
 
-/**
- * The segments `follow` appends after the first, at most (to 20 s), the third and fourth only
- * once less than AHEAD_S is buffered ahead. On the slowest links hls.js's chunk comes seconds
- * after the first frame, beside the app's bundle (docs/benchmarks.md); sooner, it chooses the
- * rendition.
- */
-const [FOLLOW_MAX, AHEAD_S] = [3, 10];
-
 function within<T>(work: Promise<T>): Promise<T> {
   return Promise.race([
     work,
@@ -32,17 +25,13 @@ function within<T>(work: Promise<T>): Promise<T> {
   ]);
 }
 
-/**
- * Resolves once the video plays with less than AHEAD_S ahead, buffered or on its way (`coming`
- * seconds): a segment asked for then comes in time on EDGE, and on a faster link hls.js has
- * taken over before.
- */
+/** Resolves once the video runs low (link-schedule.ts), `coming` seconds being on their way. */
 const runningLow = (video: HTMLVideoElement, coming: () => number) =>
   new Promise<void>((resolve) => {
     const check = () => {
       const { buffered, currentTime, paused } = video;
-      const end = buffered.length ? buffered.end(buffered.length - 1) : 0;
-      if (paused || end + coming() - currentTime >= AHEAD_S) return;
+      const bufferedEnd = buffered.length ? buffered.end(buffered.length - 1) : 0;
+      if (!runsLow({ paused, bufferedEnd, currentTime }, coming())) return;
       video.removeEventListener('timeupdate', check);
       video.removeEventListener('play', check);
       resolve();
@@ -166,11 +155,9 @@ export function showFirstFrame(
     attached: mediaSource !== null,
     /**
      * Until hls.js takes over, appends the segments after the first, in order (`ask(1)`,
-     * `ask(2)`, ...). The second is asked for `firstMs` (the first's transfer, as estimated)
-     * after the first: its bytes then begin as the first's end, neither sharing the link with
-     * them (the frame would wait) nor a round trip late (a play pressed at the frame would wait
-     * after 2 s). The others once the one before begins to arrive and the video plays with
-     * little ahead (runningLow). Settles when the second is appended, or will not be.
+     * `ask(2)`, ...), each when link-schedule.ts lets it leave (`firstMs`: the first's transfer
+     * as estimated), the third and later once the one before begins to arrive. Settles when the
+     * second is appended, or will not be.
      */
     follow(ask: (step: number) => EarlyAnswer, firstMs: number): Promise<void> {
       let queue: Promise<unknown> = shown;
@@ -184,7 +171,8 @@ export function showFirstFrame(
       void (async () => {
         let previous = first;
         for (let step = 1; step <= FOLLOW_MAX; step += 1) {
-          if (step === 1) await Promise.race([first, until(first.askedAt + firstMs)]);
+          if (step === 1)
+            await Promise.race([first, until(secondSegmentAt(first.askedAt, firstMs))]);
           else await Promise.all([previous.started, runningLow(video, () => asked)]);
           if (stopped || handedOver || mediaSource?.readyState !== 'open') return;
           const answer = ask(step);

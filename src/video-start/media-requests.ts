@@ -1,5 +1,5 @@
-import type { EarlyAnswer, EarlyRequests } from './video-contract';
-import { timeoutSignal } from '../../api/timeout-signal';
+import { timeoutSignal } from '../api/timeout-signal';
+import type { EarlyAnswer, EarlyRequests } from './contract';
 
 /** A dead link must not hold hls.js for ever: after this it asks again itself. */
 const EARLY_TIMEOUT_MS = 60_000;
@@ -8,19 +8,33 @@ const EARLY_TIMEOUT_MS = 60_000;
  * The requests hls.js would make one after the other (master, playlist, init, first segments),
  * made together before its chunk arrives: one after the other, each would cost a round trip of
  * its own on a slow link (docs/benchmarks.md). hls.js is handed the answers with their real
- * timings (adaptive-player.ts).
+ * timings (adaptive-player.ts). Some leave before the <video> exists (`ahead`: the login, a
+ * signin that just succeeded); the start then `take`s them instead of asking again.
  */
-export function requestEarly(urls: string[]): EarlyRequests {
-  const ahead = window.startAhead;
-  return new Map(
-    urls.map((url) => {
-      const asked = ahead?.get(url);
-      return [url, asked && ahead?.delete(url) ? asked : ask(url)] as const;
-    }),
-  );
+export function mediaRequests() {
+  let ahead = new Map<string, EarlyAnswer>();
+  return {
+    /** Asks for `urls` now, each once. */
+    ahead(urls: string[]) {
+      for (const url of urls) if (!ahead.has(url)) ahead.set(url, ask(url));
+    },
+    /** The answers to `urls`: those asked ahead, the others asked now. */
+    take(urls: string[]): EarlyRequests {
+      return new Map(
+        urls.map((url) => {
+          const asked = ahead.get(url);
+          return [url, asked && ahead.delete(url) ? asked : ask(url)] as const;
+        }),
+      );
+    },
+    /** Drops what was asked ahead and not taken (a start that ended). */
+    forget() {
+      ahead = new Map();
+    },
+  };
 }
 
-function ask(url: string): EarlyAnswer {
+export function ask(url: string): EarlyAnswer {
   const askedAt = performance.now();
   const started = fetch(url, {
     credentials: 'same-origin',
@@ -70,31 +84,4 @@ function ask(url: string): EarlyAnswer {
     }
   }
   return Object.assign(response, { started: started.catch(() => null), askedAt, chunks });
-}
-
-/**
- * Asks for `urls` before the video's element exists (the login, a signin that just succeeded),
- * each once; the start's own requestEarly takes these answers instead of asking again.
- */
-export function requestAhead(urls: string[]) {
-  const ahead = (window.startAhead ??= new Map());
-  for (const url of urls) if (!ahead.has(url)) ahead.set(url, ask(url));
-}
-
-/**
- * The poster is in the markup as data-poster: a poster attribute is fetched as soon as the
- * element exists, sharing the link with the video's start. With hls.js it is asked for only if
- * the first frame finds the video still paused (once playing it is never seen); on the MP4 and
- * the browser's own HLS at once (their start is the browser's, and an iPhone loads nothing
- * before a press).
- */
-export function showPoster(video: HTMLVideoElement, when: 'now' | 'after first frame') {
-  const poster = video.dataset.poster;
-  if (!poster) return;
-  const show = () => {
-    if (video.paused && !video.currentTime) video.setAttribute('poster', poster);
-  };
-  if (when === 'now') return show();
-  video.addEventListener('loadeddata', show, { once: true });
-  video.addEventListener('error', show, { once: true });
 }

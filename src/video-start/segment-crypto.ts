@@ -4,8 +4,8 @@
  * itself. WebCrypto only exists in a secure context: on a plain-HTTP LAN site hls.js's software
  * AES starts the video instead.
  */
-import { KEY_BYTES } from '../../../config/media-layout';
-import { segmentIv } from '../../../config/segment-iv';
+import { KEY_BYTES } from '../../config/media-layout';
+import { segmentIv } from '../../config/segment-iv';
 
 const BLOCK = 16;
 

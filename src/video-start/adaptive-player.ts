@@ -3,7 +3,7 @@
  * its bytes (docs/benchmarks.md) are never part of the login's. video-start.ts loads it and
  * hands it the requests it already made; this file tunes hls.js for slow links and cheap phones,
  * applies the levels asked for and reports what plays. It imports only the contract
- * (video-contract.ts): the boot script loads it before the app's bundle, which it must not pull
+ * (contract.ts): the boot script loads it before the app's bundle, which it must not pull
  * in.
  */
 import Hls, {
@@ -21,7 +21,7 @@ import type {
   AttachOptions,
   EarlyRequests,
   Rendition,
-} from './video-contract';
+} from './contract';
 
 /**
  * Until the visitor presses play, only what the start asked for (the first two segments, 8 s):

@@ -3,8 +3,8 @@
  * the session from the signin's answer (the auth machine writes and removes it), else asked of
  * the server like any media request, which answers it to a live session only.
  */
-import { KEY_BYTES, KEY_FILE } from '../../../config/media-layout';
-import { VIDEO_KEY_KEY, type SessionStorage, type VideoKey } from '../../../machines/session';
+import { KEY_BYTES, KEY_FILE } from '../../config/media-layout';
+import { VIDEO_KEY_KEY, type SessionStorage, type VideoKey } from '../../machines/session';
 
 /** The publish a rendition's folder belongs to (`<id>-360p`). */
 export const publishIdOf = (dir: string) => dir.slice(0, dir.indexOf('-'));

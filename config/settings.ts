@@ -12,6 +12,7 @@ import { isIP } from 'node:net';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { MAX_FIELD_LENGTH, SESSION_MAX_AGE_S, SESSION_TIMEOUT_MS } from '../machines/session.js';
+import { REPORTS_PATH } from './field-report.js';
 import { CURRENT_FILE, PUBLISHED } from './media-layout.js';
 import { parsePasswordHash } from './password-hash.js';
 
@@ -418,6 +419,30 @@ const SETTINGS = {
     'where web vitals are sent with `sendBeacon`',
     '(empty: nothing is loaded or sent)',
   ),
+  REPORTS: setting(
+    'both',
+    'on',
+    z.enum(['on', 'off'], { error: 'must be on or off' }).transform((raw) => raw === 'on'),
+    'phones report what was watched and how it played, to this server only; `off`: nothing is sent, the route answers 404',
+  ),
+  REPORTS_PER_MINUTE: setting(
+    'server',
+    '30',
+    wholeNumber(1, 1_000),
+    'reports accepted per session per minute (more get 429)',
+  ),
+  REPORTS_RETENTION_DAYS: setting(
+    'server',
+    '365',
+    wholeNumber(1, 3_650),
+    'days a report is kept; older ones are removed',
+  ),
+  DATA_DIR: setting(
+    'server',
+    'data',
+    path,
+    "where the reports are stored without `REDIS_URL` (`field-reports.jsonl`); one instance's folder",
+  ),
 };
 
 export type SettingName = keyof typeof SETTINGS;
@@ -555,6 +580,8 @@ export interface ClientConfig {
   signinTimeoutMs: number;
   chunkTimeoutMs: number;
   webVitalsUrl: string;
+  /** Where the page sends its reports (config/field-report.ts); empty: it sends none. */
+  reportsUrl: string;
 }
 
 export function clientConfig(env: Env): ClientConfig {
@@ -572,6 +599,7 @@ export function clientConfig(env: Env): ClientConfig {
     signinTimeoutMs: s.SIGNIN_TIMEOUT_MS,
     chunkTimeoutMs: s.CHUNK_TIMEOUT_MS,
     webVitalsUrl: s.WEB_VITALS_URL,
+    reportsUrl: s.REPORTS ? `${s.API_URL}${REPORTS_PATH}` : '',
   };
 }
 

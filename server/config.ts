@@ -78,6 +78,13 @@ export interface ServerConfig {
   metrics: { port: number; host: string } | null;
   /** Shared sessions and limits for several instances; null keeps them in this process. */
   redisUrl: string | null;
+  /** What the visitors' phones report (docs/decisions.md #16); null: REPORTS=off. */
+  reports: {
+    perMinute: number;
+    retentionDays: number;
+    /** Absolute; the file store's folder when there is no Redis. */
+    dataDir: string;
+  } | null;
   /** Origins outside this server that the built app talks to (from the client's URLs). */
   outsideOrigins: { connect: string[]; media: string[]; img: string[] };
 }
@@ -132,6 +139,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: s.LOG_LEVEL,
     redisUrl: s.REDIS_URL || null,
     metrics: s.METRICS_PORT ? { port: Number(s.METRICS_PORT), host: s.METRICS_HOST } : null,
+    reports: s.REPORTS
+      ? {
+          perMinute: s.REPORTS_PER_MINUTE,
+          retentionDays: s.REPORTS_RETENTION_DAYS,
+          dataDir: resolve(cwd, s.DATA_DIR),
+        }
+      : null,
     // The client reads these URLs at build time; the server lets the browser reach their
     // origins under the CSP.
     outsideOrigins: {

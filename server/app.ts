@@ -17,8 +17,12 @@ import { publishes } from './published.js';
 import { createRedis, redisAnswers } from './redis.js';
 import { RedisSessionStore } from './redis-sessions.js';
 import { RedisSigninLimiter } from './redis-signin-limiter.js';
+import { FileReportStore } from './file-report-store.js';
+import { RedisReportStore } from './redis-report-store.js';
+import { DAY_MS } from './report-store.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
+import { reportRoutes } from './routes/reports.js';
 import { signinRoute, signoutRoute } from './routes/signin.js';
 import { siteRoutes } from './routes/site.js';
 import { registerSecurityHeaders } from './security.js';
@@ -217,6 +221,24 @@ export async function buildServer(
     });
     await users.register(signoutRoute, { sessions });
   });
+  if (config.reports) {
+    const { dataDir, retentionDays, perMinute } = config.reports;
+    const retentionMs = retentionDays * DAY_MS;
+    // With REDIS_URL every instance adds to one stream; without it, a file in DATA_DIR (opened
+    // at the first report: a server that gets none writes nothing).
+    const store = redis
+      ? new RedisReportStore(redis, retentionMs, now)
+      : new FileReportStore({ dir: dataDir, retentionMs, now });
+    app.addHook('onClose', async () => store.close());
+    await app.register(reportRoutes, {
+      sessions,
+      store,
+      metrics,
+      perMinute,
+      secret: config.sessionSecret,
+      redis,
+    });
+  }
   await app.register(healthRoutes, { ready });
   await app.register(mediaRoutes, { config, sessions, media });
   await app.register(siteRoutes, { config });

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { FieldReport } from '../config/field-report.js';
 import { ACCESS_PATH, KEY_FILE } from '../config/media-layout.js';
+import { completedAt, wholeSeconds } from './report-summary.js';
 import type { SessionStore } from './sessions.js';
 import type { AttemptLimiter } from './signin-limiter.js';
 
@@ -11,6 +13,9 @@ import type { AttemptLimiter } from './signin-limiter.js';
  */
 
 type SigninOutcome = 'accepted' | 'wrong_password' | 'limited' | 'store_unavailable';
+
+/** What became of a visitor's report (a 401 or 429 is counted by the request counters). */
+type ReportOutcome = 'stored' | 'duplicate' | 'invalid';
 
 /** What the app served, by the route that served it. */
 type ServedKind =
@@ -37,6 +42,9 @@ export interface Metrics {
   duration: Histogram<'method' | 'route' | 'status'>;
   storeErrors: Counter<'operation'>;
   storeDuration: Histogram<'operation'>;
+  report(outcome: ReportOutcome): void;
+  /** A report kept for the first time: the field's figures as they arrive. */
+  fieldReport(report: FieldReport): void;
 }
 
 /** A registry of its own per server (tests build many); `process` adds prom-client's defaults. */
@@ -96,9 +104,67 @@ export function createMetrics({ process = false } = {}): Metrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers,
     }),
+    ...fieldMetrics(registers),
   };
   if (process) collectDefaultMetrics({ register: registry });
   return metrics;
+}
+
+/**
+ * The phones' reports as they arrive (docs/decisions.md #16). The store's summary (`npm run
+ * report`) joins a view's parts; these count each part alone: a view is counted by its first
+ * part, and completed by a part that saw enough by itself.
+ */
+function fieldMetrics(registers: Registry[]): Pick<Metrics, 'report' | 'fieldReport'> {
+  const reports = new Counter({
+    name: 'field_reports_total',
+    help: "Visitors' reports by outcome",
+    labelNames: ['outcome'],
+    registers,
+  });
+  for (const outcome of ['stored', 'duplicate', 'invalid']) reports.inc({ outcome }, 0);
+  const counter = (name: string, help: string) => new Counter({ name, help, registers });
+  const views = counter('field_views_total', 'Views reported by the phones');
+  const completions = counter(
+    'field_completions_total',
+    'Views that saw at least 90% of the video',
+  );
+  const offline = counter('field_offline_views_total', 'Views played from a downloaded copy');
+  const downloads = new Counter({
+    name: 'field_downloads_total',
+    help: 'Downloads by outcome',
+    labelNames: ['outcome'],
+    registers,
+  });
+  const firstFrame = new Histogram({
+    name: 'field_first_frame_seconds',
+    help: 'Time to the first frame on the phones (signin press or navigation to first frame)',
+    buckets: [0.5, 1, 1.5, 2, 3, 4, 6, 8, 10, 15, 20, 30, 60],
+    registers,
+  });
+  const stalls = new Histogram({
+    name: 'field_stall_seconds',
+    help: 'Seconds stalled per view report (0: it played without a stall)',
+    buckets: [0, 0.5, 1, 2, 5, 10, 20, 60, 120],
+    registers,
+  });
+  return {
+    report: (outcome) => reports.inc({ outcome }),
+    fieldReport: (report) => {
+      reports.inc({ outcome: 'stored' });
+      if (report.kind === 'events') {
+        for (const event of report.events)
+          if (event.type === 'download') downloads.inc({ outcome: event.outcome });
+        return;
+      }
+      if (report.part === 0) views.inc();
+      if (report.part === 0 && report.offline) offline.inc();
+      if (report.firstFrameMs !== undefined) firstFrame.observe(report.firstFrameMs / 1000);
+      stalls.observe(report.stallS);
+      const seen = report.seen.reduce((total, [from, to]) => total + to - from, 0);
+      if (seen >= completedAt(wholeSeconds(report.durationS))) completions.inc();
+    },
+  };
 }
 
 async function timed<T>(metrics: Metrics, operation: string, work: () => Promise<T>): Promise<T> {

@@ -8,6 +8,7 @@ import {
   ROOT_VERSION,
   VERSION_DIR_PATTERN,
   keyFileName,
+  parseMediaInfo,
   parsePointer,
 } from '../config/media-layout.js';
 
@@ -139,4 +140,11 @@ export function publishes(mediaDir: string, keysDir: string): Publishes {
     return publish?.encrypted ? { id: publish.id, ...(await key(publish.id)) } : null;
   };
   return { mediaDir, served, rungPublish, key, servedKey };
+}
+
+/** The served publish's length in seconds (its media.json), or null when it says none. */
+export async function servedDurationS(mediaDir: string): Promise<number | null> {
+  const { dir } = await servedVersions(mediaDir)();
+  const text = await readFile(join(dir, PUBLISHED.manifest), 'utf8').catch(() => null);
+  return parseMediaInfo(text)?.durationS ?? null;
 }

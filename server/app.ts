@@ -230,7 +230,9 @@ export async function buildServer(
       ? new RedisReportStore(redis, retentionMs, now)
       : new FileReportStore({ dir: dataDir, retentionMs, now });
     app.addHook('onClose', async () => store.close());
+    // A line per report would double the log of every view; refusals of note are warnings.
     await app.register(reportRoutes, {
+      logLevel: 'warn',
       sessions,
       store,
       metrics,

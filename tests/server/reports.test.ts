@@ -7,7 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +37,7 @@ import {
   cheapPasswordHash,
   fakeClock,
   listen,
+  logCapture,
   REPO,
   sessionCookie,
   signin,
@@ -126,6 +134,17 @@ describe('POST /api/reports', () => {
     expect(lines[0]!.device).toBe(lines[1]!.device);
     const token = decodeURIComponent(cookie.split('=')[1]!).split('.')[0]!;
     expect(storedLines().join('')).not.toContain(token);
+    await app.close();
+  });
+
+  it('writes nothing to the log for a report, kept or refused: a line per view would double the log', async () => {
+    const log = logCapture();
+    const { app, cookie } = await signedIn({ LOG_LEVEL: 'info' }, { logStream: log.stream });
+    const before = log.lines.length;
+    for (const body of [viewReport(), { ...viewReport(), stalls: -1 }])
+      await app.inject(post(cookie, body));
+    await app.inject(post(null, viewReport()));
+    expect(log.lines.slice(before)).toEqual([]);
     await app.close();
   });
 
@@ -409,6 +428,24 @@ describe('the file store (no REDIS_URL)', { timeout: 20_000 }, () => {
     await second.app.close();
     expect(storedLines().map((line) => (JSON.parse(line) as StoredReport).report.id)).toEqual([
       fresh.id,
+    ]);
+  });
+
+  it('keeps a last line cut just before its newline, and the next report starts a line of its own', async () => {
+    const first = await signedIn();
+    const kept = viewReport();
+    expect((await first.app.inject(post(first.cookie, kept))).statusCode).toBe(204);
+    await first.app.close();
+    const file = join(dataDir, REPORTS_FILE);
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/\n$/, ''));
+
+    const second = await signedIn();
+    const next = viewReport();
+    expect((await second.app.inject(post(second.cookie, next))).statusCode).toBe(204);
+    await second.app.close();
+    expect(storedLines().map((line) => (JSON.parse(line) as StoredReport).report.id)).toEqual([
+      kept.id,
+      next.id,
     ]);
   });
 

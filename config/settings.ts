@@ -91,6 +91,11 @@ const upstreams = z
 /** Trimmed: a hash or secret pasted from a terminal often carries a newline. */
 const trimmed = z.string().transform((raw) => raw.trim());
 
+/** Empty (not set), or what `npm run hash-password` printed. */
+const passwordHash = trimmed.refine((text) => text === '' || parsePasswordHash(text) !== null, {
+  error: 'is not a hash made by `npm run hash-password` (scrypt$N$r$p$salt$key)',
+});
+
 const basePath = z
   .string()
   .transform((raw) => raw.replace(/\/+$/, ''))
@@ -154,9 +159,7 @@ const SETTINGS = {
   PASSWORD_HASH: setting(
     'server',
     '',
-    trimmed.refine((text) => text === '' || parsePasswordHash(text) !== null, {
-      error: 'is not a hash made by `npm run hash-password` (scrypt$N$r$p$salt$key)',
-    }),
+    passwordHash,
     'the output of `npm run hash-password` (scrypt, parameters inside)',
     `(empty: demo password \`${DEMO_PASSWORD}\`)`,
   ),
@@ -436,6 +439,19 @@ const SETTINGS = {
     '365',
     wholeNumber(1, 3_650),
     'days a report is kept; older ones are removed',
+  ),
+  STAFF_PASSWORD_HASH: setting(
+    'server',
+    '',
+    passwordHash,
+    "the staff page's own password (`{base}/equipo`, docs/staff-page.md), made by `npm run hash-password`",
+    '(empty: no staff page, 404)',
+  ),
+  STAFF_SESSION_TTL_S: setting(
+    'server',
+    '28800',
+    wholeNumber(60, 7 * 24 * 3600),
+    "how long a staff signin lasts (the staff cookie's `Max-Age`)",
   ),
   DATA_DIR: setting(
     'server',

@@ -19,12 +19,13 @@ import { RedisSessionStore } from './redis-sessions.js';
 import { RedisSigninLimiter } from './redis-signin-limiter.js';
 import { FileReportStore } from './file-report-store.js';
 import { RedisReportStore } from './redis-report-store.js';
-import { DAY_MS } from './report-store.js';
+import { DAY_MS, type ReportStore } from './report-store.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
 import { reportRoutes } from './routes/reports.js';
 import { signinRoute, signoutRoute } from './routes/signin.js';
 import { siteRoutes } from './routes/site.js';
+import { staffRoutes } from './routes/staff.js';
 import { registerSecurityHeaders } from './security.js';
 import { MemorySessionStore, type SessionStore } from './sessions.js';
 import { slots } from './slots.js';
@@ -146,6 +147,8 @@ export async function buildServer(
   app.removeContentTypeParser('text/plain');
 
   const { maxConcurrentHashes, maxWaitingHashes, ...signinLimits } = config.signin;
+  // One line for the CPU: the visitors' and the staff's signins.
+  const hashing = slots(maxConcurrentHashes);
   const maxAttemptsInFlight = maxConcurrentHashes + maxWaitingHashes;
   const ttlMs = config.sessionTtlS * 1000;
   const lifecycle = deps.lifecycle ?? { draining: false };
@@ -215,26 +218,28 @@ export async function buildServer(
       sessions,
       limiter,
       metrics,
-      hashing: slots(maxConcurrentHashes),
+      hashing,
       devices,
       media,
     });
     await users.register(signoutRoute, { sessions });
   });
+  let store: ReportStore | null = null;
   if (config.reports) {
     const { dataDir, retentionDays, perMinute } = config.reports;
     const retentionMs = retentionDays * DAY_MS;
     // With REDIS_URL every instance adds to one stream; without it, a file in DATA_DIR (opened
     // at the first report: a server that gets none writes nothing).
-    const store = redis
+    const reports = redis
       ? new RedisReportStore(redis, retentionMs, now)
       : new FileReportStore({ dir: dataDir, retentionMs, now });
-    app.addHook('onClose', async () => store.close());
+    store = reports;
+    app.addHook('onClose', async () => reports.close());
     // A line per report would double the log of every view; refusals of note are warnings.
     await app.register(reportRoutes, {
       logLevel: 'warn',
       sessions,
-      store,
+      store: reports,
       metrics,
       perMinute,
       secret: config.sessionSecret,
@@ -243,6 +248,7 @@ export async function buildServer(
   }
   await app.register(healthRoutes, { ready });
   await app.register(mediaRoutes, { config, sessions, media });
+  await app.register(staffRoutes, { config, limiter, hashing, store, media, redis, now });
   await app.register(siteRoutes, { config });
 
   return app;

@@ -85,6 +85,8 @@ export interface ServerConfig {
     /** Absolute; the file store's folder when there is no Redis. */
     dataDir: string;
   } | null;
+  /** The staff page (docs/staff-page.md); null: STAFF_PASSWORD_HASH unset, the page is off. */
+  staff: { passwordHash: PasswordHash; ttlS: number } | null;
   /** Origins outside this server that the built app talks to (from the client's URLs). */
   outsideOrigins: { connect: string[]; media: string[]; img: string[] };
 }
@@ -145,6 +147,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
           retentionDays: s.REPORTS_RETENTION_DAYS,
           dataDir: resolve(cwd, s.DATA_DIR),
         }
+      : null,
+    staff: s.STAFF_PASSWORD_HASH
+      ? { passwordHash: parsePasswordHash(s.STAFF_PASSWORD_HASH)!, ttlS: s.STAFF_SESSION_TTL_S }
       : null,
     // The client reads these URLs at build time; the server lets the browser reach their
     // origins under the CSP.

@@ -145,7 +145,7 @@ const rowsOf = (map: Record<string, number>, text: (value: number) => string): B
 function bars(id: string, title: string, rows: BarRow[], desc: string): string {
   if (rows.length === 0) return `<p>${e(title)}: sin datos.</p>`;
   const list = rows.map((row) => `${row.label}: ${row.text}`).join('; ');
-  return barChart(rows, { id, title, desc: `${desc} ${list}.` });
+  return `<div><h3>${e(title)}</h3>${barChart(rows, { id, title, desc: `${desc} ${list}.` })}</div>`;
 }
 
 /** The period's report; an empty period says so and shows nothing else. */
@@ -232,8 +232,7 @@ ${periodForm(base, period)}
     section('Web Vitals', vitals(summary)),
     section(
       'Navegadores',
-      bars('navegadores', 'Navegadores', browsers, 'Visitas por navegador y versión.') +
-        bars('motores', 'Motores', rowsOf(summary.engines, n), 'Visitas por motor del navegador.'),
+      `<div class="pair">${bars('navegadores', 'Navegadores', browsers, 'Visitas por navegador y versión.')}${bars('motores', 'Motores', rowsOf(summary.engines, n), 'Visitas por motor del navegador.')}</div>`,
     ),
   ];
   const errors = Object.keys(summary.errors).length

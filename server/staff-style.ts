@@ -9,6 +9,7 @@ body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--ink); back
 main { max-width: 960px; margin: 0 auto; padding: 16px; }
 h1 { font-size: 1.5rem; margin: 0; }
 h2 { font-size: 1.15rem; margin: 0 0 8px; }
+h3 { font-size: 1rem; margin: 12px 0 0; }
 header { display: flex; justify-content: space-between; align-items: center; gap: 12px; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 14px; margin: 14px 0; }
 form.period { display: flex; flex-wrap: wrap; align-items: end; gap: 8px 12px; margin: 14px 0 4px; }
@@ -52,6 +53,7 @@ summary { cursor: pointer; min-height: 44px; display: flex; align-items: center;
 @media (min-width: 700px) {
   dl.figures { grid-template-columns: repeat(4, 1fr); }
   .only-wide { display: block; }
+  .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
   .only-phone { display: none; }
   form.period label { flex-basis: auto; margin: 0; }
 }

@@ -1,6 +1,6 @@
 /**
  * The staff page's pictures, drawn on the server as SVG strings: no script, no library, nothing a
- * visitor ever loads. Colours come from staff.css by class (the CSP allows no inline style); each
+ * visitor ever loads. Colours come from staff-style.ts by class (the CSP allows no inline style); each
  * picture has a title and a description, and the page gives its numbers in a table as well.
  */
 

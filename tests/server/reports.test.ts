@@ -6,7 +6,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import {
   appendFileSync,
   existsSync,
@@ -18,6 +17,7 @@ import {
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventsReport, randomId, viewReport } from './field-reports.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   MAX_EVENTS,
@@ -47,43 +47,6 @@ import {
 } from './helpers.js';
 
 const DAY_MS = 24 * 3600 * 1000;
-const randomId = () => randomBytes(16).toString('base64url');
-
-/** What a phone sends after watching 0-20 and 60-70 of a 90 s video. */
-function viewReport(overrides: Partial<ViewReport> = {}): ViewReport {
-  return {
-    format: 1,
-    id: randomId(),
-    browser: { family: 'chrome', major: 131, engine: 'blink' },
-    device: 'phone',
-    kind: 'view',
-    view: randomId(),
-    part: 0,
-    durationS: 90.04,
-    firstFrameMs: 1840,
-    stalls: 1,
-    stallS: 2.5,
-    seeks: 1,
-    mediaBytes: 1_450_000,
-    renditions: { '360p': 24, '240p': 6 },
-    seen: [
-      [0, 20],
-      [60, 70],
-    ],
-    ...overrides,
-  };
-}
-
-function eventsReport(events: EventsReport['events']): EventsReport {
-  return {
-    format: 1,
-    id: randomId(),
-    browser: { family: 'safari', major: 17, engine: 'webkit' },
-    device: 'phone',
-    kind: 'events',
-    events,
-  };
-}
 
 const post = (cookie: string | null, body: unknown, type = 'text/plain;charset=UTF-8') => ({
   method: 'POST' as const,

@@ -4,10 +4,10 @@
  * report-summary.ts drawn from reports sent through the real POST /api/reports.
  */
 import type { FastifyInstance } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventsReport, viewReport } from './field-reports.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPORTS_PATH, type EventsReport, type ViewReport } from '../../config/field-report.js';
 import { FileReportStore } from '../../server/file-report-store.js';
@@ -29,43 +29,6 @@ const PASSWORD = 'clave-de-visitas-1';
 const STAFF_PASSWORD = 'clave-del-equipo-2';
 const PASSWORD_HASH = cheapPasswordHash(PASSWORD);
 const STAFF_PASSWORD_HASH = cheapPasswordHash(STAFF_PASSWORD);
-
-const randomId = () => randomBytes(16).toString('base64url');
-
-function viewReport(overrides: Partial<ViewReport> = {}): ViewReport {
-  return {
-    format: 1,
-    id: randomId(),
-    browser: { family: 'chrome', major: 131, engine: 'blink' },
-    device: 'phone',
-    kind: 'view',
-    view: randomId(),
-    part: 0,
-    durationS: 90.04,
-    firstFrameMs: 1840,
-    stalls: 1,
-    stallS: 2.5,
-    seeks: 1,
-    mediaBytes: 1_450_000,
-    renditions: { '360p': 24, '240p': 6 },
-    seen: [
-      [0, 20],
-      [60, 70],
-    ],
-    ...overrides,
-  };
-}
-
-function eventsReport(events: EventsReport['events']): EventsReport {
-  return {
-    format: 1,
-    id: randomId(),
-    browser: { family: 'safari', major: 17, engine: 'webkit' },
-    device: 'phone',
-    kind: 'events',
-    events,
-  };
-}
 
 let dataDir: string;
 beforeEach(() => {

@@ -125,12 +125,30 @@ export function createReporter({
       // No resource timing here: the bytes stay 0.
     }
 
+  let leaveAsked = false;
   function event(next: FieldEvent) {
     events.push(next);
     if (events.length >= MAX_EVENTS) keepEvents();
-    // Web Vitals report on hiding, maybe after our own listener ran.
-    if (document.visibilityState === 'hidden') leave();
-    else flushSoon();
+    if (document.visibilityState !== 'hidden') return flushSoon();
+    // Hidden already: the events that come in this task leave together.
+    if (leaveAsked) return;
+    leaveAsked = true;
+    setTimeout(() => {
+      leaveAsked = false;
+      leave();
+    });
+  }
+
+  /** web-vitals reports in its own visibilitychange listeners: ours runs after them. */
+  function watchVitals() {
+    void import('./vitals-events').then(({ watchVitals }) => {
+      watchVitals(event);
+      addEventListener(
+        'visibilitychange',
+        () => document.visibilityState === 'hidden' && leave(),
+        true,
+      );
+    });
   }
 
   return {
@@ -141,7 +159,7 @@ export function createReporter({
       unclaimed = 0;
       views.add(view);
       const frame = () => {
-        if (!open) void import('./vitals-events').then(({ watchVitals }) => watchVitals(event));
+        if (!open) watchVitals();
         open = true;
         flushSoon();
       };

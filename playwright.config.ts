@@ -1,5 +1,9 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_ARGS, findChromium } from './scripts/test-support/find-chromium.mjs';
+import {
+  CHROMIUM_ARGS,
+  findChromium,
+  findHeadlessShell,
+} from './scripts/test-support/find-chromium.mjs';
 
 const executablePath = findChromium() ?? undefined;
 /** Specs with a project of their own. */
@@ -52,7 +56,19 @@ export default defineConfig({
     launchOptions: { executablePath, args: CHROMIUM_ARGS },
   },
   projects: [
-    { name: 'paths', testMatch: 'auth-paths.spec.ts', use: desktop },
+    // The ~200 auth paths check screens and storage, never media: Chromium's headless shell
+    // (docs/browsers.md) runs them at about half the CPU of the full browser.
+    {
+      name: 'paths',
+      testMatch: 'auth-paths.spec.ts',
+      use: {
+        ...desktop,
+        launchOptions: {
+          executablePath: findHeadlessShell() ?? executablePath,
+          args: CHROMIUM_ARGS,
+        },
+      },
+    },
     { name: 'budget', testMatch: 'budget.spec.ts', use: desktop },
     {
       name: 'instances',

@@ -15,6 +15,17 @@ export function findChromium() {
   return CHROMIUM_CANDIDATES.find((path) => existsSync(path)) ?? null;
 }
 
+/**
+ * Debian's Chromium headless shell: the same engine without the desktop browser around it (what
+ * Playwright's own headless Chromium is), at about half the CPU per test. Only for tests that
+ * never look at media: in one media test (a republish under a throttled link) it stalls where
+ * the full browser does not.
+ */
+export function findHeadlessShell() {
+  const shell = '/usr/bin/chromium-headless-shell';
+  return existsSync(shell) ? shell : null;
+}
+
 /** The flags that keep Chromium quiet and working on a closed network, as root. */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { findChromium } from './find-chromium.mjs';
+import { findChromium, findHeadlessShell } from './find-chromium.mjs';
 import { findFirefox, findMiniBrowser } from './find-engines.mjs';
 
 const onPath = (name) =>
@@ -42,6 +42,8 @@ if (install && stale()) {
 // each with the check that proves it is present.
 const debianPackages = [
   { name: 'chromium', present: () => Boolean(findChromium()), hint: ' (or set CHROMIUM_PATH)' },
+  // The auth paths' Chromium: the same engine, half the CPU (playwright.config.ts).
+  { name: 'chromium-headless-shell', present: () => Boolean(findHeadlessShell()), hint: '' },
   {
     name: 'redis-server',
     present: () => spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0,

@@ -182,4 +182,7 @@ test('the downloaded copy watched with no signal is counted, as an offline view,
   ]);
   const summary = await summarize(stored(), { since, until: Date.now() }, null);
   expect(summary.offlineViews).toBe(1);
+  // The download itself, reported from the video screen where it was made.
+  const all = await summarize(stored(), { since: 0, until: Date.now() }, null);
+  expect(all.downloads).toMatchObject({ started: 1, finished: 1, cancelled: 0, noRoom: 0 });
 });

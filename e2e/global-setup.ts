@@ -44,5 +44,6 @@ export default async function globalSetup() {
       adaptiveSessionCopy.stop(),
     ]);
     rmSync(dirname(dir), { recursive: true, force: true });
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
   };
 }

@@ -1,4 +1,7 @@
 /** Facts about the site under test, shared by the global set-up and the tests. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { clientConfig } from '../config/settings';
 import { hashPassword } from '../server/password';
 import { EMPRESA, NOMBRES, USERNAME } from '../tests/model/model';
@@ -31,5 +34,8 @@ export const siteEnv = async (extra: Record<string, string> = {}) => ({
   EMPRESA,
   NOMBRES,
   LOG_LEVEL: 'warn',
+  // The pages send their field reports: into a folder of the run's, never the repo's data/,
+  // where `npm start` and `npm run report` would count them. The global set-up removes it.
+  DATA_DIR: (process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'e2e-data-'))),
   ...extra,
 });

@@ -141,17 +141,14 @@ export function createReporter({
 
   /** web-vitals reports in its own visibilitychange listeners: ours runs after them. */
   function watchVitals() {
-    void import('./vitals-events')
-      .then(({ watchVitals }) => {
-        watchVitals(event);
-        addEventListener(
-          'visibilitychange',
-          () => document.visibilityState === 'hidden' && leave(),
-          true,
-        );
-      })
-      // The chunk did not come (no signal, a new build): the views are reported all the same.
-      .catch(() => {});
+    void import('./vitals-events').then(({ watchVitals }) => {
+      watchVitals(event);
+      addEventListener(
+        'visibilitychange',
+        () => document.visibilityState === 'hidden' && leave(),
+        true,
+      );
+    });
   }
 
   return {

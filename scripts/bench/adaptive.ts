@@ -7,9 +7,9 @@ import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
 import { trackRequests, videoScreen, type Browser, type Link } from './browser';
 import { benchSite } from './load';
-import { REFERENCE, atLeast, atMost, exactly, holds, seconds } from './measure';
+import { REFERENCE, atLeast, atMost, exactly, holds, seconds, section } from './measure';
 import { kilobytes, reading, sleep } from './measure';
-import type { Measurement, Site } from './measure';
+import type { Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
 
 /** Not a DevTools preset: the worst links in the field (2G EDGE), for the 144p rung. */
@@ -100,47 +100,43 @@ const FIGURES = {
   bytes: figure('Fast 3G: bytes in 60 s (down / up)'),
 };
 
-export const adaptiveMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
-  name: 'Adaptive video (3 min 720p source, phone, DevTools throttling, 60 s)',
-  timeoutMs: 40 * 60_000,
-  figures: FIGURES,
-  async run(signal) {
-    const { manifest, site: on } = await mediaSite(site, 'adaptive', signal);
-    const ladder = manifest.rungs.map(
-      (r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`,
-    );
-    console.log(`  ladder: ${ladder.join(', ')}`);
-    const browser = await launchBrowser(signal);
-    const watch = async (scenario: Scenario) => {
-      const run = await runOnce(browser, on, scenario);
-      console.log(`  ${describe(run)}`);
-      return run;
-    };
-    const [fast, slow] = [await watch({ link: FAST_3G }), await watch({ link: SLOW_3G })];
-    const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
-    const seek = await watch({ link: FAST_3G, seek: true });
-    const edge = await watch({ link: EDGE });
-    const stalls = (r: Run) =>
-      reading(`${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, stallsOf(r), describe(r));
-    const lower = drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop;
-    return {
-      fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
-      fastStalls: stalls(fast),
-      fastHeight: { value: `~${heightOf(fast)}p`, measured: heightOf(fast) },
-      slowFrame: { value: frameOf(slow), measured: slow.firstFrameAt },
-      slowStalls: stalls(slow),
-      slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
-      dropStalls: stalls(drop),
-      dropLower: reading(
-        `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
-        lower,
-      ),
-      seek: reading(seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs), seek.seekMs),
-      edge: reading(
-        `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
-        edge.firstFrameAt,
-      ),
-      bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
-    };
-  },
+const NAME = 'Adaptive video (3 min 720p source, phone, DevTools throttling, 60 s)';
+export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (site, signal) => {
+  const { manifest, site: on } = await mediaSite(site, 'adaptive', signal);
+  const ladder = manifest.rungs.map(
+    (r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`,
+  );
+  console.log(`  ladder: ${ladder.join(', ')}`);
+  const browser = await launchBrowser(signal);
+  const watch = async (scenario: Scenario) => {
+    const run = await runOnce(browser, on, scenario);
+    console.log(`  ${describe(run)}`);
+    return run;
+  };
+  const [fast, slow] = [await watch({ link: FAST_3G }), await watch({ link: SLOW_3G })];
+  const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
+  const seek = await watch({ link: FAST_3G, seek: true });
+  const edge = await watch({ link: EDGE });
+  const stalls = (r: Run) =>
+    reading(`${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, stallsOf(r), describe(r));
+  const lower = drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop;
+  return {
+    fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
+    fastStalls: stalls(fast),
+    fastHeight: { value: `~${heightOf(fast)}p`, measured: heightOf(fast) },
+    slowFrame: { value: frameOf(slow), measured: slow.firstFrameAt },
+    slowStalls: stalls(slow),
+    slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
+    dropStalls: stalls(drop),
+    dropLower: reading(
+      `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
+      lower,
+    ),
+    seek: reading(seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs), seek.seekMs),
+    edge: reading(
+      `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
+      edge.firstFrameAt,
+    ),
+    bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
+  };
 });

@@ -71,7 +71,7 @@ async function main(): Promise<number> {
     const site = { origin: server.origin, base, username, password, distDir, pid };
     const [rows, errors] = [[] as Row[], [] as Error[]];
     for (const name of names) {
-      const outcome = await runMeasurement(MEASUREMENTS[name](site) as Measurement<string>);
+      const outcome = await runMeasurement(MEASUREMENTS[name] as Measurement<string>, site);
       rows.push(...outcome.rows);
       if (outcome.error) errors.push(outcome.error);
     }

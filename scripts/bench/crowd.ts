@@ -8,8 +8,7 @@ import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
 import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
 import type { Answer } from '../test-support/test-server';
 import { benchSecrets } from './load';
-import { atEnd, exactly, figure, holds, quantile, seconds, sleep } from './measure';
-import type { Measurement, Site } from './measure';
+import { atEnd, exactly, figure, holds, quantile, seconds, sleep, section } from './measure';
 
 const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
 /** The app's own wait for a signin's answer (src/api/signin.ts); status 0: none in that time. */
@@ -125,33 +124,29 @@ const FIGURES = {
   returning: figure('Returning crowd (device cookies) + a guesser: in at the first press', all),
 };
 
-export const crowdMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
-  name: 'a crowd of 100 behind one address, alone and with a guesser (default limits)',
-  timeoutMs: 600_000,
-  figures: FIGURES,
-  async run(signal) {
-    const env = { NODE_ENV: 'production', ...(await benchSecrets(site.password)) };
-    const one = () => browser(site.username);
-    const first = Array.from({ length: VISITORS }, one);
-    // Alone; a new crowd beside a guesser; the first crowd again (device cookies) beside one.
-    const scenarios: [Browser[], Browser?][] = [[first], [first.map(one), one()], [first, one()]];
-    const runs: Run[] = [];
-    for (const [i, [browsers, guesser]] of scenarios.entries()) {
-      const server = await startServer(env, { logFile: `reports/bench-server-crowd-${i + 1}.log` });
-      atEnd(signal, () => server.stop());
-      runs.push(await crowd(server.origin, site.password, browsers, guesser));
-      await server.stop();
-    }
-    const [alone, guessed, returning] = runs as [Run, Run, Run];
-    const [withNew, withReturning] = [guessing(guessed), guessing(returning)];
-    return {
-      ...{ alone: visitors(alone), aloneTimes: times(alone) },
-      ...{ guessed: visitors(guessed), guessedTimes: times(guessed) },
-      returning: visitors(returning),
-      guesser: {
-        value: `new crowd: ${withNew.text}; returning: ${withReturning.text}; an hour: ${allowed(HOUR_MS)} at most`,
-        measured: withNew.within && withReturning.within,
-      },
-    };
-  },
+const NAME = 'a crowd of 100 behind one address, alone and with a guesser (default limits)';
+export const crowdMeasurement = section(NAME, 600_000, FIGURES, async (site, signal) => {
+  const env = { NODE_ENV: 'production', ...(await benchSecrets(site.password)) };
+  const one = () => browser(site.username);
+  const first = Array.from({ length: VISITORS }, one);
+  // Alone; a new crowd beside a guesser; the first crowd again (device cookies) beside one.
+  const scenarios: [Browser[], Browser?][] = [[first], [first.map(one), one()], [first, one()]];
+  const runs: Run[] = [];
+  for (const [i, [browsers, guesser]] of scenarios.entries()) {
+    const server = await startServer(env, { logFile: `reports/bench-server-crowd-${i + 1}.log` });
+    atEnd(signal, () => server.stop());
+    runs.push(await crowd(server.origin, site.password, browsers, guesser));
+    await server.stop();
+  }
+  const [alone, guessed, returning] = runs as [Run, Run, Run];
+  const [withNew, withReturning] = [guessing(guessed), guessing(returning)];
+  return {
+    ...{ alone: visitors(alone), aloneTimes: times(alone) },
+    ...{ guessed: visitors(guessed), guessedTimes: times(guessed) },
+    returning: visitors(returning),
+    guesser: {
+      value: `new crowd: ${withNew.text}; returning: ${withReturning.text}; an hour: ${allowed(HOUR_MS)} at most`,
+      measured: withNew.within && withReturning.within,
+    },
+  };
 });

@@ -8,8 +8,8 @@ import { clearSegment } from '../ops/media-crypto';
 import { mediaSite } from './adaptive';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
 import type { Browser, Link, Tab } from './browser';
-import { REFERENCE, atMost, kilobytes, median, poll, seconds, sleep } from './measure';
-import type { Figure, Measurement, Reading, Site } from './measure';
+import { REFERENCE, atMost, kilobytes, median, poll, seconds, sleep, section } from './measure';
+import type { Figure, Reading, Site } from './measure';
 import { watchVideo } from './watch-video';
 
 const RUNS = 3;
@@ -237,33 +237,27 @@ async function once<T>(journey: () => Promise<T>): Promise<T> {
   }
 }
 
-export function firstVisitMeasurement(site: Site): Measurement<Key> {
-  return {
-    name: `first and returning visits (720p source, phone, Slow and Fast 3G, median of ${RUNS})`,
-    timeoutMs: 25 * 60_000,
-    figures: figures(),
-    async run(signal) {
-      const { folder, manifest, site: on } = await mediaSite(site, 'first-visit', signal);
-      const start = startBytes(folder, manifest);
-      const browser = await launchBrowser(signal);
-      const found: Record<string, Reading> = {};
-      for (const [name, link] of Object.entries(LINKS) as [LinkName, Link][]) {
-        const runs: Run[] = [];
-        // Interleaved, so that a busier moment of the machine weighs on all alike.
-        for (let i = 0; i < RUNS; i += 1) {
-          runs.push({
-            atPaint: await once(() => firstVisit(browser, on, link, 0)),
-            typed: await once(() => firstVisit(browser, on, link, 4_000)),
-            fresh: await once(() => comeBack(browser, on, link)),
-            cached: await once(() => comeBack(browser, on, link, 'http')),
-            worker: await once(() => comeBack(browser, on, link, 'worker')),
-          });
-          console.log(`  ${name}, run ${i + 1}: ${JSON.stringify(runs.at(-1))}`);
-        }
-        for (const [figure, reading] of Object.entries(readings(name, runs, start)))
-          found[`${name}: ${figure}`] = reading;
-      }
-      return found as Record<Key, Reading>;
-    },
-  };
-}
+const NAME = `first and returning visits (720p source, phone, Slow and Fast 3G, median of ${RUNS})`;
+export const firstVisitMeasurement = section(NAME, 25 * 60_000, figures(), async (site, signal) => {
+  const { folder, manifest, site: on } = await mediaSite(site, 'first-visit', signal);
+  const start = startBytes(folder, manifest);
+  const browser = await launchBrowser(signal);
+  const found: Record<string, Reading> = {};
+  for (const [name, link] of Object.entries(LINKS) as [LinkName, Link][]) {
+    const runs: Run[] = [];
+    // Interleaved, so that a busier moment of the machine weighs on all alike.
+    for (let i = 0; i < RUNS; i += 1) {
+      runs.push({
+        atPaint: await once(() => firstVisit(browser, on, link, 0)),
+        typed: await once(() => firstVisit(browser, on, link, 4_000)),
+        fresh: await once(() => comeBack(browser, on, link)),
+        cached: await once(() => comeBack(browser, on, link, 'http')),
+        worker: await once(() => comeBack(browser, on, link, 'worker')),
+      });
+      console.log(`  ${name}, run ${i + 1}: ${JSON.stringify(runs.at(-1))}`);
+    }
+    for (const [figure, reading] of Object.entries(readings(name, runs, start)))
+      found[`${name}: ${figure}`] = reading;
+  }
+  return found as Record<Key, Reading>;
+});

@@ -8,8 +8,8 @@ import { hashPassword } from '../../server/password';
 import { startRedis } from '../test-support/redis-server';
 import { SIGNIN_PATH, residentBytes, signedIn, signinBody } from '../test-support/test-server';
 import { startServer } from '../test-support/test-server';
-import { atEnd, atMost, cannon, exactly, figure, quantile, sleep } from './measure';
-import type { Measurement, Reading, Site } from './measure';
+import { atEnd, atMost, cannon, exactly, figure, quantile, sleep, section } from './measure';
+import type { Reading, Site } from './measure';
 
 /** As in production, but with per-address limits that let the flood's signins reach the hashing. */
 export const BENCH_SERVER_ENV = {
@@ -147,12 +147,7 @@ const LOAD = {
   rss: figure('Server RSS peak under flood', atMost(300, MB)),
 };
 
-export const loadMeasurement = (site: Site): Measurement<keyof typeof LOAD> => ({
-  name: 'server under a signin flood',
-  timeoutMs: 60_000,
-  figures: LOAD,
-  run: (signal) => floodOnce(site, signal),
-});
+export const loadMeasurement = section('server under a signin flood', 60_000, LOAD, floodOnce);
 
 /** A bench server as a site, stopped as the measurement behind `signal` ends. */
 export async function benchSite(site: Site, name: string, signal: AbortSignal, env = {}) {
@@ -193,23 +188,19 @@ const REDIS = {
   errors: figure('Page+video errors under flood, memory | Redis', exactly(0)),
 };
 
-export const redisMeasurement = (site: Site): Measurement<keyof typeof REDIS> => ({
-  name: 'signin flood: one instance in memory, then two instances on one Redis',
-  timeoutMs: 180_000,
-  figures: REDIS,
-  async run(signal) {
-    const memory = await floodOnce(site, signal);
-    const [a, b] = await floodBoth(await twoInstancesOnRedis(site, 'redis', signal), signal);
-    const errors = [memory, a, b].reduce((sum, run) => sum + Number(run.errors.measured), 0);
-    return {
-      ...{ memoryPage: memory.page, memoryVideo: memory.video },
-      redisPage: bothInstances(a.page, b.page),
-      redisVideo: bothInstances(a.video, b.video),
-      errors: {
-        value: `${memory.errors.value} | A ${a.errors.value}, B ${b.errors.value}`,
-        measured: errors,
-        note: `RSS peak memory ${memory.rss.value}, A ${a.rss.value}, B ${b.rss.value}`,
-      },
-    };
-  },
+const NAME = 'signin flood: one instance in memory, then two instances on one Redis';
+export const redisMeasurement = section(NAME, 180_000, REDIS, async (site, signal) => {
+  const memory = await floodOnce(site, signal);
+  const [a, b] = await floodBoth(await twoInstancesOnRedis(site, 'redis', signal), signal);
+  const errors = [memory, a, b].reduce((sum, run) => sum + Number(run.errors.measured), 0);
+  return {
+    ...{ memoryPage: memory.page, memoryVideo: memory.video },
+    redisPage: bothInstances(a.page, b.page),
+    redisVideo: bothInstances(a.video, b.video),
+    errors: {
+      value: `${memory.errors.value} | A ${a.errors.value}, B ${b.errors.value}`,
+      measured: errors,
+      note: `RSS peak memory ${memory.rss.value}, A ${a.rss.value}, B ${b.rss.value}`,
+    },
+  };
 });

@@ -37,8 +37,16 @@ export interface Measurement<K extends string> {
   timeoutMs: number;
   figures: Record<K, Figure>;
   /** Releases what it holds (browser, servers) with atEnd(signal), or when `signal` aborts. */
-  run(signal: AbortSignal): Promise<Record<K, Reading>>;
+  run(site: Site, signal: AbortSignal): Promise<Record<K, Reading>>;
 }
+
+/** A section of the table: its name, time limit and figures up front, then its run on a site. */
+export const section = <K extends string>(
+  name: string,
+  timeoutMs: number,
+  figures: Record<K, Figure>,
+  run: Measurement<K>['run'],
+): Measurement<K> => ({ name, timeoutMs, figures, run });
 
 /** One line of the table. `met` null: a reference, not a target. */
 export type Row = Reading & { figure: string; target: string; met: boolean | null };
@@ -49,7 +57,7 @@ export const atEnd = (signal: AbortSignal, stop: () => Promise<unknown>) =>
   endings.get(signal)?.push(stop);
 
 /** The rows of a measurement (every row even after a timeout), and its crash if any. */
-export async function runMeasurement<K extends string>(measurement: Measurement<K>) {
+export async function runMeasurement<K extends string>(measurement: Measurement<K>, site: Site) {
   const { name, timeoutMs, figures } = measurement;
   const [started, controller] = [Date.now(), new AbortController()];
   const { signal } = controller;
@@ -63,7 +71,7 @@ export async function runMeasurement<K extends string>(measurement: Measurement<
   const timedOut = new Error(`timed out after ${timeoutMs / 1000} s`);
   const timeout = timer(timeoutMs, null, { signal }).then(() => Promise.reject(timedOut));
   try {
-    const readings = await Promise.race([measurement.run(signal), timeout]);
+    const readings = await Promise.race([measurement.run(site, signal), timeout]);
     console.log(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return { rows: rows((key) => readings[key]), error: null };
   } catch (caught) {

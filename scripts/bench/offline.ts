@@ -2,9 +2,8 @@
 import { mediaSite } from './adaptive';
 import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
 import type { Browser, Link, Visitor } from './browser';
-import { atMost, figure, kilobytes, medianOf, poll, reading, repeat } from './measure';
+import { atMost, figure, kilobytes, medianOf, poll, reading, repeat, section } from './measure';
 import { seconds, sleep } from './measure';
-import type { Measurement, Site } from './measure';
 import { watchVideo } from './watch-video';
 
 const [RUNS, OUTAGE_AT_MS, OUTAGE_MS] = [3, 20_000, 45_000];
@@ -64,53 +63,49 @@ const FIGURES = {
   outage: figure('Offline: 45 s outage 20 s into playback, Fast 3G: link back → playback moves'),
 };
 
-export const offlineMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
-  name: 'offline: download, the stored copy with no network, an outage (720p source, phone)',
-  timeoutMs: 15 * 60_000,
-  figures: FIGURES,
-  async run(signal) {
-    const { site: on } = await mediaSite(site, 'offline', signal);
-    const url = videoScreen(on);
-    const [visitor, browser] = [await returningVisitor(on), await launchBrowser(signal)];
-    // Not played: the download alone on the link (hls.js still buffers its start). Its fetches
-    // pass through the service worker once its cache exists: the worker's link is Fast 3G too.
-    const tab = await browser.tab(PHONE, { slowCpu: false, cache: true, workers: true });
-    await visitor(tab, url);
-    await tab.navigate(url);
-    const label = await poll(() => tab.evaluate(offer), 60_000);
-    if (!label) throw new Error('no download offered in 60 s');
-    const started = Date.now();
-    const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');
-    if (!(await tab.waitFor(ready, 8 * 60_000))) throw new Error('download not done in 8 min');
-    const downloadMs = Date.now() - started;
-    const bytes = await tab.evaluate(storedBytes);
-    const floor = FAST_3G.latency + (1000 * bytes) / FAST_3G.downloadThroughput;
-    await tab.navigate('about:blank');
-    // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
-    const frames = await repeat(RUNS, async () => {
-      const offline = await watching(browser, url, OFFLINE, tab.contextId);
-      await offline.tab.close();
-      return offline.frame;
-    });
-    await tab.close();
-    // A new context, no download: the link goes 20 s into playback and is back 45 s later.
-    const { tab: online } = await watching(browser, url, FAST_3G, visitor);
-    await sleep(OUTAGE_AT_MS);
-    await online.setLink(OFFLINE);
-    await sleep(OUTAGE_MS);
-    const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
-    await online.setLink(FAST_3G);
-    const movedMs = await online.evaluate(moves);
-    const back = `${stalled ? 'stalled' : 'still playing'} when the link came back`;
-    await online.close();
-    return {
-      download: {
-        value: `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`,
-        measured: downloadMs,
-        note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
-      },
-      offlineFrame: medianOf(frames),
-      outage: reading(movedMs === null ? 'did not move in 60 s' : seconds(movedMs), movedMs, back),
-    };
-  },
+const NAME = 'offline: download, the stored copy with no network, an outage (720p source, phone)';
+export const offlineMeasurement = section(NAME, 15 * 60_000, FIGURES, async (site, signal) => {
+  const { site: on } = await mediaSite(site, 'offline', signal);
+  const url = videoScreen(on);
+  const [visitor, browser] = [await returningVisitor(on), await launchBrowser(signal)];
+  // Not played: the download alone on the link (hls.js still buffers its start). Its fetches
+  // pass through the service worker once its cache exists: the worker's link is Fast 3G too.
+  const tab = await browser.tab(PHONE, { slowCpu: false, cache: true, workers: true });
+  await visitor(tab, url);
+  await tab.navigate(url);
+  const label = await poll(() => tab.evaluate(offer), 60_000);
+  if (!label) throw new Error('no download offered in 60 s');
+  const started = Date.now();
+  const ready = () => document.body.textContent!.includes('Lista para ver sin conexión');
+  if (!(await tab.waitFor(ready, 8 * 60_000))) throw new Error('download not done in 8 min');
+  const downloadMs = Date.now() - started;
+  const bytes = await tab.evaluate(storedBytes);
+  const floor = FAST_3G.latency + (1000 * bytes) / FAST_3G.downloadThroughput;
+  await tab.navigate('about:blank');
+  // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
+  const frames = await repeat(RUNS, async () => {
+    const offline = await watching(browser, url, OFFLINE, tab.contextId);
+    await offline.tab.close();
+    return offline.frame;
+  });
+  await tab.close();
+  // A new context, no download: the link goes 20 s into playback and is back 45 s later.
+  const { tab: online } = await watching(browser, url, FAST_3G, visitor);
+  await sleep(OUTAGE_AT_MS);
+  await online.setLink(OFFLINE);
+  await sleep(OUTAGE_MS);
+  const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
+  await online.setLink(FAST_3G);
+  const movedMs = await online.evaluate(moves);
+  const back = `${stalled ? 'stalled' : 'still playing'} when the link came back`;
+  await online.close();
+  return {
+    download: {
+      value: `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`,
+      measured: downloadMs,
+      note: `${label}; page and service worker on Fast 3G; floor: a round trip and the bytes stored`,
+    },
+    offlineFrame: medianOf(frames),
+    outage: reading(movedMs === null ? 'did not move in 60 s' : seconds(movedMs), movedMs, back),
+  };
 });

@@ -8,8 +8,8 @@ import { startProxy, workerPids } from '../ops/nginx';
 import { publishTestClip } from '../test-support/test-clip';
 import { SIGNIN_PATH, send, signedIn } from '../test-support/test-server';
 import { benchSite, bothInstances, floodBoth, twoInstancesOnRedis } from './load';
-import { atEnd, atMost, exactly, figure, p99Of, reading, sleep } from './measure';
-import type { Measurement, Site } from './measure';
+import { atEnd, atMost, exactly, figure, p99Of, reading, sleep, section } from './measure';
+import type { Site } from './measure';
 
 /** KILL_AFTER_MS: from both floods' start to the kill (the middle of both). */
 const [VIEWERS, PACE_BITS_PER_S, DURATION_S, KILL_AFTER_MS] = [200, 500_000, 30, 3_000];
@@ -147,34 +147,30 @@ const FIGURES = {
   failoverPage: figure('Login page p99 under that flood, via nginx'),
 };
 
-export const proxyMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
-  name: `video bytes: ${VIEWERS} viewers at 500 kbit/s through nginx (HTTPS) and straight from one instance`,
-  timeoutMs: 300_000,
-  figures: FIGURES,
-  async run(signal) {
-    const { dir, server, proxy, segments } = await clipBehindProxy(site, 'proxy', signal);
-    const login = () => signedIn(server).catch(() => signedIn(server));
-    const paths = { login: `${site.base}/login`, segments };
-    // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
-    const cookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
-    const pids = () => [proxy.pid, ...workerPids(proxy.pid)];
-    const proxied = await watch({ ...paths, origin: proxy.origin, cookie, pids });
-    const straight = { ...paths, ...(await login()), origin: server.origin };
-    const direct = await watch({ ...straight, pids: () => [server.pid] });
-    const { first, second, killed, log } = await floodAndKill(site, dir, signal);
-    const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
-    const errors = `A ${first.errors.value}, B ${second.errors.value}`;
-    return {
-      ...{ proxyCpu: proxied.cpu, directCpu: direct.cpu },
-      ...{ proxyPage: proxied.page, directPage: direct.page },
-      failed: reading(`${proxied.failed} | ${direct.failed}`, proxied.failed + direct.failed),
-      failoverFailed: {
-        value: killed ? errors : 'no instance was killed',
-        measured: killed ? failoverErrors : null,
-        note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
-      },
-      failoverSignins: { value: String(log.failedSignins), measured: log.failedSignins },
-      failoverPage: bothInstances(first.page, second.page),
-    };
-  },
+const NAME = `video bytes: ${VIEWERS} viewers at 500 kbit/s through nginx (HTTPS) and straight from one instance`;
+export const proxyMeasurement = section(NAME, 300_000, FIGURES, async (site, signal) => {
+  const { dir, server, proxy, segments } = await clipBehindProxy(site, 'proxy', signal);
+  const login = () => signedIn(server).catch(() => signedIn(server));
+  const paths = { login: `${site.base}/login`, segments };
+  // Signed in over HTTP: the same signed value under the name the app reads over HTTPS.
+  const cookie = (await login()).cookie.replace(/^sid=/, '__Host-sid=');
+  const pids = () => [proxy.pid, ...workerPids(proxy.pid)];
+  const proxied = await watch({ ...paths, origin: proxy.origin, cookie, pids });
+  const straight = { ...paths, ...(await login()), origin: server.origin };
+  const direct = await watch({ ...straight, pids: () => [server.pid] });
+  const { first, second, killed, log } = await floodAndKill(site, dir, signal);
+  const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
+  const errors = `A ${first.errors.value}, B ${second.errors.value}`;
+  return {
+    ...{ proxyCpu: proxied.cpu, directCpu: direct.cpu },
+    ...{ proxyPage: proxied.page, directPage: direct.page },
+    failed: reading(`${proxied.failed} | ${direct.failed}`, proxied.failed + direct.failed),
+    failoverFailed: {
+      value: killed ? errors : 'no instance was killed',
+      measured: killed ? failoverErrors : null,
+      note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
+    },
+    failoverSignins: { value: String(log.failedSignins), measured: log.failedSignins },
+    failoverPage: bothInstances(first.page, second.page),
+  };
 });

@@ -3,8 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DESKTOP, PHONE, launchBrowser, returningVisitor, sizeOf, videoScreen } from './browser';
 import type { Viewport, Visitor } from './browser';
-import { atEnd, atMost, exactly, figure, medianOf, reading, seconds } from './measure';
-import type { Measurement, Site } from './measure';
+import { atEnd, atMost, exactly, figure, medianOf, reading, seconds, section } from './measure';
 
 const [PAINT_RUNS, SHIFT_RUNS] = [9, 3];
 const BARE_PAGE =
@@ -53,48 +52,44 @@ const FIGURES = {
   videoDesktop: figure(`VideoPlayer CLS, returning visitor, ${sizeOf(DESKTOP)}`, noShift),
 };
 
-export const screensMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
-  name: `screens: login paints (median of ${PAINT_RUNS}), layout shift of both screens at both sizes (worst of ${SHIFT_RUNS}+), throttled`,
-  timeoutMs: 300_000,
-  figures: FIGURES,
-  async run(signal) {
-    const browser = await launchBrowser(signal);
-    const html = { 'Content-Type': 'text/html; charset=utf-8' };
-    const bare = createServer((_, response) => response.writeHead(200, html).end(BARE_PAGE));
-    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-    atEnd(signal, async () => void bare.close());
-    const [login, player] = [`${site.origin}${site.base}/login`, videoScreen(site)];
-    const [visitor, port] = [await returningVisitor(site), (bare.address() as AddressInfo).port];
-    const pages: [Viewport, string, number, Visitor?][] = [
-      [PHONE, login, PAINT_RUNS],
-      [PHONE, `http://127.0.0.1:${port}/`, PAINT_RUNS],
-      [DESKTOP, login, SHIFT_RUNS],
-      [PHONE, player, SHIFT_RUNS, visitor],
-      [DESKTOP, player, SHIFT_RUNS, visitor],
-    ];
-    const runs = pages.map((): Vitals[] => []);
-    // Interleaved, so that a busier moment of the machine weighs on all alike.
-    for (let i = 0; i < PAINT_RUNS; i += 1)
-      for (const [k, [viewport, url, count, visitor]] of pages.entries()) {
-        if (i >= count) continue;
-        const tab = await browser.tab(viewport);
-        await visitor?.(tab, url);
-        await tab.navigate(url);
-        // React takes the page over and asks for more (the screen's chunk, the signin chunk).
-        await tab.quiet(1_000, 15_000);
-        runs[k]!.push(await tab.evaluate(readVitals));
-        await tab.close();
-      }
-    const [logins, bares, loginsDesktop, videos, videosDesktop] = runs as Vitals[][];
-    const paints = (key: 'fcp' | 'lcp', runs: Vitals[]) => medianOf(runs.map((run) => run[key]));
-    return {
-      ...{ fcp: paints('fcp', logins!), lcp: paints('lcp', logins!) },
-      ...{ loginShift: shift(logins!), loginShiftDesktop: shift(loginsDesktop!) },
-      ...{
-        bareFcp: paints('fcp', bares!),
-        video: shift(videos!),
-        videoDesktop: shift(videosDesktop!),
-      },
-    };
-  },
+const NAME = `screens: login paints (median of ${PAINT_RUNS}), layout shift of both screens at both sizes (worst of ${SHIFT_RUNS}+), throttled`;
+export const screensMeasurement = section(NAME, 300_000, FIGURES, async (site, signal) => {
+  const browser = await launchBrowser(signal);
+  const html = { 'Content-Type': 'text/html; charset=utf-8' };
+  const bare = createServer((_, response) => response.writeHead(200, html).end(BARE_PAGE));
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  atEnd(signal, async () => void bare.close());
+  const [login, player] = [`${site.origin}${site.base}/login`, videoScreen(site)];
+  const [visitor, port] = [await returningVisitor(site), (bare.address() as AddressInfo).port];
+  const pages: [Viewport, string, number, Visitor?][] = [
+    [PHONE, login, PAINT_RUNS],
+    [PHONE, `http://127.0.0.1:${port}/`, PAINT_RUNS],
+    [DESKTOP, login, SHIFT_RUNS],
+    [PHONE, player, SHIFT_RUNS, visitor],
+    [DESKTOP, player, SHIFT_RUNS, visitor],
+  ];
+  const runs = pages.map((): Vitals[] => []);
+  // Interleaved, so that a busier moment of the machine weighs on all alike.
+  for (let i = 0; i < PAINT_RUNS; i += 1)
+    for (const [k, [viewport, url, count, visitor]] of pages.entries()) {
+      if (i >= count) continue;
+      const tab = await browser.tab(viewport);
+      await visitor?.(tab, url);
+      await tab.navigate(url);
+      // React takes the page over and asks for more (the screen's chunk, the signin chunk).
+      await tab.quiet(1_000, 15_000);
+      runs[k]!.push(await tab.evaluate(readVitals));
+      await tab.close();
+    }
+  const [logins, bares, loginsDesktop, videos, videosDesktop] = runs as Vitals[][];
+  const paints = (key: 'fcp' | 'lcp', runs: Vitals[]) => medianOf(runs.map((run) => run[key]));
+  return {
+    ...{ fcp: paints('fcp', logins!), lcp: paints('lcp', logins!) },
+    ...{ loginShift: shift(logins!), loginShiftDesktop: shift(loginsDesktop!) },
+    ...{
+      bareFcp: paints('fcp', bares!),
+      video: shift(videos!),
+      videoDesktop: shift(videosDesktop!),
+    },
+  };
 });

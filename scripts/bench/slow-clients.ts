@@ -7,8 +7,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { SIGNIN_PATH } from '../test-support/test-server';
 import { browser } from './crowd';
 import { client, clipBehindProxy } from './proxy';
-import { atEnd, atMost, exactly, figure, p99Of, reading, sleep, slowest } from './measure';
-import type { Measurement, Site } from './measure';
+import { atEnd, atMost, exactly, figure, p99Of, reading, sleep, slowest, section } from './measure';
 
 /** Each slow client sends a byte every DRIP_MS; the visitors watch for WATCH_S. */
 const [SLOW_HEADERS, SLOW_BODIES, VISITORS, DRIP_MS, WATCH_S] = [300, 300, 20, 5_000, 45];
@@ -70,65 +69,61 @@ const FIGURES = {
   segment: figure('Their slowest segment meanwhile'),
 };
 
-export const slowClientsMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
-  name: `slow clients: ${SLOW_HEADERS + SLOW_BODIES} from one address (a byte every ${DRIP_MS / 1000} s) while ${VISITORS} visitors sign in and watch, through nginx`,
-  timeoutMs: 240_000,
-  figures: FIGURES,
-  async run(signal) {
-    const { proxy, segments } = await clipBehindProxy(site, 'slow', signal);
-    const { agent, timed } = client(proxy.origin, VISITORS * 2);
-    atEnd(signal, async () => void agent.destroy());
+const NAME = `slow clients: ${SLOW_HEADERS + SLOW_BODIES} from one address (a byte every ${DRIP_MS / 1000} s) while ${VISITORS} visitors sign in and watch, through nginx`;
+export const slowClientsMeasurement = section(NAME, 240_000, FIGURES, async (site, signal) => {
+  const { proxy, segments } = await clipBehindProxy(site, 'slow', signal);
+  const { agent, timed } = client(proxy.origin, VISITORS * 2);
+  atEnd(signal, async () => void agent.destroy());
 
-    const slow = [
-      ...Array.from({ length: SLOW_HEADERS }, () => slowClient(proxy.port, 'headers')),
-      ...Array.from({ length: SLOW_BODIES }, () => slowClient(proxy.port, 'body')),
+  const slow = [
+    ...Array.from({ length: SLOW_HEADERS }, () => slowClient(proxy.port, 'headers')),
+    ...Array.from({ length: SLOW_BODIES }, () => slowClient(proxy.port, 'body')),
+  ];
+  // The slow ones are all open before the visitors come.
+  await sleep(2_000);
+  const end = Date.now() + WATCH_S * 1000;
+  const [pageMs, segmentMs, signinMs] = [[] as number[], [] as number[], [] as number[]];
+  const failures: string[] = [];
+  const fail = (what: string, status: number) => failures.push(`${what} ${status}`);
+  const visitor = async (index: number) => {
+    // One arrival a second, each waiting for its signin as long as the app does.
+    await sleep(index * 1_000);
+    const press = browser(site.username, agent);
+    const signin = await press(proxy.origin, site.password);
+    if (signin.status !== 200) return fail('signin', signin.status);
+    signinMs.push(signin.ms);
+    const cookie = press.cookie();
+    for (let next = 0; Date.now() < end; next += 1, await sleep(1_000)) {
+      const page = await timed(pageMs, `${site.base}/login`);
+      if (page.status !== 200) fail('page', page.status);
+      const segment = await timed(segmentMs, segments[next % segments.length]!, { cookie });
+      if (segment.status !== 200) fail('segment', segment.status);
+    }
+  };
+  await Promise.all(Array.from({ length: VISITORS }, (_, index) => visitor(index)));
+  const outcomes = await Promise.all(slow);
+  const headers = outcomes.slice(0, SLOW_HEADERS);
+  const bodies = outcomes.slice(SLOW_HEADERS).filter((each) => each.status !== 429);
+  const cutMax = (list: Slow[]) => {
+    const never = list.filter((each) => each.cutMs === null).length;
+    const [max, answers] = [
+      slowest(list.map((each) => each.cutMs ?? 0)),
+      new Set(list.map((each) => each.status ?? 'none')),
     ];
-    // The slow ones are all open before the visitors come.
-    await sleep(2_000);
-    const end = Date.now() + WATCH_S * 1000;
-    const [pageMs, segmentMs, signinMs] = [[] as number[], [] as number[], [] as number[]];
-    const failures: string[] = [];
-    const fail = (what: string, status: number) => failures.push(`${what} ${status}`);
-    const visitor = async (index: number) => {
-      // One arrival a second, each waiting for its signin as long as the app does.
-      await sleep(index * 1_000);
-      const press = browser(site.username, agent);
-      const signin = await press(proxy.origin, site.password);
-      if (signin.status !== 200) return fail('signin', signin.status);
-      signinMs.push(signin.ms);
-      const cookie = press.cookie();
-      for (let next = 0; Date.now() < end; next += 1, await sleep(1_000)) {
-        const page = await timed(pageMs, `${site.base}/login`);
-        if (page.status !== 200) fail('page', page.status);
-        const segment = await timed(segmentMs, segments[next % segments.length]!, { cookie });
-        if (segment.status !== 200) fail('segment', segment.status);
-      }
-    };
-    await Promise.all(Array.from({ length: VISITORS }, (_, index) => visitor(index)));
-    const outcomes = await Promise.all(slow);
-    const headers = outcomes.slice(0, SLOW_HEADERS);
-    const bodies = outcomes.slice(SLOW_HEADERS).filter((each) => each.status !== 429);
-    const cutMax = (list: Slow[]) => {
-      const never = list.filter((each) => each.cutMs === null).length;
-      const [max, answers] = [
-        slowest(list.map((each) => each.cutMs ?? 0)),
-        new Set(list.map((each) => each.status ?? 'none')),
-      ];
-      return never
-        ? reading(`${never} never cut`, null)
-        : { ...max, note: `answers: ${[...answers].join(', ')}` };
-    };
-    const refused = SLOW_BODIES - bodies.length;
-    return {
-      headers: cutMax(headers),
-      bodies: cutMax(bodies),
-      refused: reading(String(refused), refused),
-      visitors: reading(
-        `${failures.length} of ${pageMs.length + segmentMs.length + failures.length}`,
-        failures.length,
-        failures.length ? `status 0: no answer in time; ${failures.join(', ')}` : undefined,
-      ),
-      ...{ signin: slowest(signinMs), page: p99Of(pageMs), segment: slowest(segmentMs) },
-    };
-  },
+    return never
+      ? reading(`${never} never cut`, null)
+      : { ...max, note: `answers: ${[...answers].join(', ')}` };
+  };
+  const refused = SLOW_BODIES - bodies.length;
+  return {
+    headers: cutMax(headers),
+    bodies: cutMax(bodies),
+    refused: reading(String(refused), refused),
+    visitors: reading(
+      `${failures.length} of ${pageMs.length + segmentMs.length + failures.length}`,
+      failures.length,
+      failures.length ? `status 0: no answer in time; ${failures.join(', ')}` : undefined,
+    ),
+    ...{ signin: slowest(signinMs), page: p99Of(pageMs), segment: slowest(segmentMs) },
+  };
 });

@@ -2,8 +2,8 @@
 import { PHONE, launchBrowser, returningVisitor, trackRequests, videoScreen } from './browser';
 import type { Browser, Visitor } from './browser';
 import { atMost, figure, holds, kilobytes, median, medianOf, runsOf, seconds } from './measure';
-import { repeat } from './measure';
-import type { Measurement, Site } from './measure';
+import { repeat, section } from './measure';
+import type { Site } from './measure';
 import { watchVideo } from './watch-video';
 
 const [RUNS, SEEK_FRACTION, START_BUDGET] = [3, 0.8, 0.1];
@@ -68,32 +68,28 @@ const FIGURES = {
   between: figure('Video bytes fetched between 10 % and the seek point', share),
 };
 
-export const videoMeasurement = (site: Site): Measurement<keyof typeof FIGURES> => ({
-  name: `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`,
-  timeoutMs: 180_000,
-  figures: FIGURES,
-  async run(signal) {
-    const [browser, visitor] = [await launchBrowser(signal), await returningVisitor(site)];
-    const runs = await repeat(RUNS, () => playOnce(browser, site, visitor));
-    const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
-    const ofFile = (pick: (run: Run) => number | null) => {
-      const bytes = median(runs.map(pick));
-      const known = bytes !== null && size !== null;
-      return {
-        value: known ? `${kilobytes(bytes)} (${((100 * bytes) / size).toFixed(1)} %)` : 'n/a',
-        measured: known ? (100 * bytes) / size : null,
-        note: runsOf(runs.map(pick), kilobytes),
-      };
-    };
-    const [seekFrames, plays] = [runs.map((run) => run.seekFrame), runs.every((r) => r.seekPlays)];
+const NAME = `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`;
+export const videoMeasurement = section(NAME, 180_000, FIGURES, async (site, signal) => {
+  const [browser, visitor] = [await launchBrowser(signal), await returningVisitor(site)];
+  const runs = await repeat(RUNS, () => playOnce(browser, site, visitor));
+  const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
+  const ofFile = (pick: (run: Run) => number | null) => {
+    const bytes = median(runs.map(pick));
+    const known = bytes !== null && size !== null;
     return {
-      frame: medianOf(runs.map((run) => run.frame)),
-      start: ofFile((run) => run.startBytes),
-      seek: {
-        value: plays ? `yes, frame after ${seconds(median(seekFrames))}` : 'no',
-        ...{ measured: plays, note: runsOf(seekFrames, seconds) },
-      },
-      between: ofFile((run) => run.between),
+      value: known ? `${kilobytes(bytes)} (${((100 * bytes) / size).toFixed(1)} %)` : 'n/a',
+      measured: known ? (100 * bytes) / size : null,
+      note: runsOf(runs.map(pick), kilobytes),
     };
-  },
+  };
+  const [seekFrames, plays] = [runs.map((run) => run.seekFrame), runs.every((r) => r.seekPlays)];
+  return {
+    frame: medianOf(runs.map((run) => run.frame)),
+    start: ofFile((run) => run.startBytes),
+    seek: {
+      value: plays ? `yes, frame after ${seconds(median(seekFrames))}` : 'no',
+      ...{ measured: plays, note: runsOf(seekFrames, seconds) },
+    },
+    between: ofFile((run) => run.between),
+  };
 });

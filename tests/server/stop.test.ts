@@ -56,7 +56,8 @@ beforeAll(async () => {
     REDIS_URL: undefined,
     npm_config_update_notifier: 'false',
   };
-  // The deploy step of docs/production.md, once: each start below then only serves.
+  // The deploy step of docs/production.md (the project's global setup ran it before any file,
+  // tests/server/global-setup.ts): current, each start below then only serves.
   const prepared = spawnSync(process.execPath, ['scripts/ops/start.mjs', '--build'], {
     cwd: ROOT,
     env,

@@ -87,6 +87,11 @@ export default defineConfig({
     assetsInlineLimit: (file) => file.endsWith('/src/assets/logo.svg'),
   },
   test: {
+    // A hang detector, not a speed check: tests wait for real scrypt, ffmpeg, tsx and
+    // redis-server on a shared 2-core machine, where a step of 2 s idle takes 7 s under load
+    // (docs/testing.md: times are the bench's to measure).
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     projects: [
       {
         extends: true,

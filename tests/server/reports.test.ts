@@ -337,7 +337,7 @@ describe('POST /api/reports', () => {
   }, 60_000);
 });
 
-describe('the file store (no REDIS_URL)', { timeout: 20_000 }, () => {
+describe('the file store (no REDIS_URL)', { timeout: 60_000 }, () => {
   it('writes a burst of reports in a few appends, not one each (the thread pool stays free for the hashes and the video)', async () => {
     const { app, cookie } = await signedIn({ REPORTS_PER_MINUTE: '1000' });
     expect((await app.inject(post(cookie, viewReport()))).statusCode).toBe(204);

@@ -24,6 +24,9 @@ import { PUBLISHED } from '../../config/media-layout.js';
 import { startProxy, workerPids, type RunningProxy } from '../../scripts/ops/nginx.js';
 import { listen, sessionCookie, signin, signinBody, testServer } from './helpers.js';
 
+/** How long an answer through the proxy may take: a hash on a loaded machine, not a budget. */
+const ANSWER_MS = 15_000;
+
 let app: FastifyInstance;
 let port: number;
 let dir: string;
@@ -238,7 +241,7 @@ describe('the proxy and slow clients', { timeout: 60_000 }, () => {
     socket.write(body.slice(11_000));
     // Received whole and judged by the app: a wrong password.
     await expect
-      .poll(() => Buffer.concat(chunks).toString())
+      .poll(() => Buffer.concat(chunks).toString(), { timeout: ANSWER_MS })
       .toMatch(/^HTTP\/1\.1 401 [^]*"error":"invalid_credentials"/);
     socket.destroy();
   });
@@ -251,7 +254,7 @@ describe('the proxy and slow clients', { timeout: 60_000 }, () => {
     // Only the headers: the refusal comes from the announced length alone.
     socket.write(signinHead(17 * 1024));
     await expect
-      .poll(() => Buffer.concat(chunks).toString())
+      .poll(() => Buffer.concat(chunks).toString(), { timeout: ANSWER_MS })
       .toMatch(/^HTTP\/1\.1 413 [^]*"error":"payload_too_large"/);
     socket.destroy();
     await closed;

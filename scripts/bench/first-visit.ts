@@ -84,16 +84,11 @@ async function firstVisit(browser: Browser, site: Site, link: Link, typingMs: nu
     let pressed: number | undefined;
     const press = async () => {
       if (signinLeft()) return true;
-      const button = await tab.evaluate(ingresar);
-      pressed ??= button?.now;
+      const at = await tab.evaluate(ingresar);
+      pressed ??= at?.now;
+      const click = { ...at!, button: 'left' as const, clickCount: 1 };
       for (const type of ['mousePressed', 'mouseReleased'] as const)
-        if (button)
-          await tab.cdp.Input.dispatchMouseEvent({
-            ...button,
-            type,
-            button: 'left',
-            clickCount: 1,
-          });
+        if (at) await tab.cdp.Input.dispatchMouseEvent({ ...click, type });
       return false;
     };
     await poll(press, WAIT_MS, 50);

@@ -4,6 +4,7 @@ import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
+import { useViewReport } from '../../field-report/use-view-report';
 import { readRecord, type DownloadRecord } from '../../offline/download-store';
 import { copyStatus, forgetCopy } from '../../offline/offline-copy';
 import { OfflineDownload } from '../../offline/offline-download';
@@ -30,6 +31,8 @@ export default function VideoPlayerScreen() {
   // The player's captions and the transcript: one file, fetched once for both, and like the
   // chapters only after the first frame.
   const afterFirstFrame = useAfterFirstFrame(videoRef);
+  // What this view saw and how it played, for the company (docs/field-reports.md).
+  useViewReport(videoRef, 'site');
   const captions = useTrack(config.captionsUrl, afterFirstFrame);
   // The offline worker, once the page has loaded what it precaches (register-worker.ts).
   useEffect(() => {

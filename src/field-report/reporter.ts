@@ -141,14 +141,17 @@ export function createReporter({
 
   /** web-vitals reports in its own visibilitychange listeners: ours runs after them. */
   function watchVitals() {
-    void import('./vitals-events').then(({ watchVitals }) => {
-      watchVitals(event);
-      addEventListener(
-        'visibilitychange',
-        () => document.visibilityState === 'hidden' && leave(),
-        true,
-      );
-    });
+    void import('./vitals-events')
+      .then(({ watchVitals }) => {
+        watchVitals(event);
+        addEventListener(
+          'visibilitychange',
+          () => document.visibilityState === 'hidden' && leave(),
+          true,
+        );
+      })
+      // The chunk did not come (no signal, a new build): the views are reported all the same.
+      .catch(() => {});
   }
 
   return {

@@ -3,11 +3,11 @@
  * (reporter.ts). Renders nothing and costs nothing with reporting off.
  */
 import { useEffect } from 'react';
+import { config } from '../config';
 import { useHandoff } from '../handoff-context';
 import { readRecord } from '../offline/download-store';
 import { readMediaInfo } from '../screens/video-player/media-support';
 import type { VideoRef } from '../screens/video-player/use-player-video';
-import { pageReporter } from './reporter';
 
 /** Views by element: an effect run again on the same <video> (StrictMode) goes on with it. */
 const watching = new WeakMap<HTMLVideoElement, () => void>();
@@ -23,9 +23,9 @@ export function useViewReport(videoRef: VideoRef, source: 'site' | 'copy') {
   const start = useHandoff().video;
   useEffect(() => {
     const video = videoRef.current;
-    const reporter = pageReporter();
-    if (!video || !reporter) return;
+    if (!video || !config.reportsUrl) return;
     let copyStored = false;
+    let gone = false;
     const lookForCopy = () =>
       void readRecord()
         .then((record) => (copyStored = !!record?.done))
@@ -34,19 +34,32 @@ export function useViewReport(videoRef: VideoRef, source: 'site' | 'copy') {
       lookForCopy();
       addEventListener('offline', lookForCopy);
     }
-    if (!watching.has(video))
-      watching.set(
-        video,
-        reporter.watch(video, {
-          timing: () => (source === 'site' ? start.timing(video) : NO_TIMING),
-          fromCopy: () => source === 'copy' || (copyStored && !navigator.onLine),
-          durationS: readMediaInfo()?.durationS ?? null,
-        }),
-      );
+    // The recorder's code comes after the first frame, never beside it on the link; what played
+    // before it came is in the element's own `played` (view-recorder.ts).
+    const attach = () =>
+      void import('./reporter')
+        .then(({ pageReporter }) => {
+          const reporter = pageReporter();
+          if (gone || !reporter || watching.has(video)) return;
+          watching.set(
+            video,
+            reporter.watch(video, {
+              timing: () => (source === 'site' ? start.timing(video) : NO_TIMING),
+              fromCopy: () => source === 'copy' || (copyStored && !navigator.onLine),
+              durationS: readMediaInfo()?.durationS ?? null,
+            }),
+          );
+        })
+        // The chunk did not come (no signal, a new build): this view goes unreported.
+        .catch(() => {});
+    if (video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA) attach();
+    else video.addEventListener('loadeddata', attach, { once: true });
     return () => {
+      video.removeEventListener('loadeddata', attach);
       removeEventListener('offline', lookForCopy);
       // React removed the element before this cleanup: the view is over.
       if (video.isConnected) return;
+      gone = true;
       watching.get(video)?.();
       watching.delete(video);
     };

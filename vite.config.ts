@@ -54,7 +54,7 @@ export default defineConfig({
         globPatterns: ['assets/*.{js,svg}'],
         // hls.js is listed, and precached only where the page plays with it (src/offline/sw.ts).
         // The reports' chunks load only when reporting is on (src/field-report/).
-        globIgnores: clientConfig.reportsUrl ? [] : ['assets/vitals-events-*.js'],
+        globIgnores: clientConfig.reportsUrl ? [] : ['assets/page-recorder-*.js'],
         // Hashed names change with their bytes: no cache-busting query needed.
         dontCacheBustURLsMatching: /-[\w-]{8}\./,
         buildPlugins: { vite: [quietWorkerBuildPlugin()] },

@@ -8,6 +8,7 @@ import { AuthActor, useCrossTabSession, usePendingSignout } from './auth/auth-pr
 import type { Handoff } from './boot/handoff';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
 import { ErrorBoundary } from './error-boundary';
+import { createPageReports, PageReportsContext } from './field-report/page-reports';
 import { HandoffContext } from './handoff-context';
 import { useCopyLifetime } from './offline/use-copy-lifetime';
 import { AppRoutes } from './routes';
@@ -46,17 +47,20 @@ export function App({
 }: Props) {
   const [client] = useState(() => queryClient ?? createQueryClient());
   const [appChunks] = useState(() => chunks ?? createAppChunks());
+  const [pageReports] = useState(() => createPageReports(handoff.video));
   return (
     <ErrorBoundary message={APP_ERROR_MESSAGE}>
       <QueryClientProvider client={client}>
         <Chunks.Provider value={appChunks}>
           <HandoffContext.Provider value={handoff}>
-            <AuthActor.Provider logic={machine} options={actorOptions}>
-              <PageEffects />
-              <Router>
-                <AppRoutes />
-              </Router>
-            </AuthActor.Provider>
+            <PageReportsContext.Provider value={pageReports}>
+              <AuthActor.Provider logic={machine} options={actorOptions}>
+                <PageEffects />
+                <Router>
+                  <AppRoutes />
+                </Router>
+              </AuthActor.Provider>
+            </PageReportsContext.Provider>
           </HandoffContext.Provider>
         </Chunks.Provider>
       </QueryClientProvider>

@@ -5,7 +5,7 @@
  * the server stores a report id once). The contract: docs/field-reports.md.
  */
 import type { FieldReport } from '../../config/field-report';
-import type { SessionStorage } from '../../machines/session';
+import { parseSession, SESSION_KEY, type SessionStorage } from '../../machines/session';
 
 export const QUEUE_KEY = 'field-reports';
 /** Reports kept at most; the oldest go first. A view is one or a few, so this is many visits. */
@@ -31,6 +31,8 @@ export interface QueueDeps {
   fetch?: typeof fetch;
   sendBeacon?: (url: string, body: string) => boolean;
   online?: () => boolean;
+  /** Whether this phone holds a live session: without one a report would only earn a 401. */
+  signedIn?: () => boolean;
 }
 
 /** What was stored, if it is a list of reports at all (another build, a hand edit). */
@@ -51,6 +53,7 @@ export function createReportQueue({
   fetch: send = (...args) => fetch(...args),
   sendBeacon = (to, body) => navigator.sendBeacon?.(to, body) ?? false,
   online = () => navigator.onLine,
+  signedIn = () => parseSession(storage.getItem(SESSION_KEY), Date.now()) !== null,
 }: QueueDeps): ReportQueue {
   const read = () => parse(storage.getItem(QUEUE_KEY));
   const write = (reports: FieldReport[]) =>
@@ -72,6 +75,8 @@ export function createReportQueue({
 
   async function sendAll(): Promise<FlushEnd> {
     if (!online()) return 'offline';
+    // After a signout or an expiry the reports wait for the next signin.
+    if (!signedIn()) return 'refused';
     for (const report of read()) {
       const status = await post(JSON.stringify(report), true).then(
         (response) => response.status,
@@ -91,7 +96,7 @@ export function createReportQueue({
     pending: read,
     flush: () => (flushing ??= sendAll().finally(() => (flushing = null))),
     beacon() {
-      if (!online()) return;
+      if (!online() || !signedIn()) return;
       for (const report of read()) {
         if (beaconed.has(report.id)) continue;
         beaconed.add(report.id);

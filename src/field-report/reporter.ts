@@ -11,6 +11,7 @@ import { config } from '../config';
 import { createReportQueue, type FlushEnd, type ReportQueue } from './report-queue';
 import { randomId, senderOf, type Sender } from './sender';
 import { recordView, type ViewFacts, type ViewPart, type ViewRecorder } from './view-recorder';
+import { watchVitals } from './vitals-events';
 
 export type FieldEvent = EventsReport['events'][number];
 
@@ -140,18 +141,13 @@ export function createReporter({
   }
 
   /** web-vitals reports in its own visibilitychange listeners: ours runs after them. */
-  function watchVitals() {
-    void import('./vitals-events')
-      .then(({ watchVitals }) => {
-        watchVitals(event);
-        addEventListener(
-          'visibilitychange',
-          () => document.visibilityState === 'hidden' && leave(),
-          true,
-        );
-      })
-      // The chunk did not come (no signal, a new build): the views are reported all the same.
-      .catch(() => {});
+  function watchPageVitals() {
+    watchVitals(event);
+    addEventListener(
+      'visibilitychange',
+      () => document.visibilityState === 'hidden' && leave(),
+      true,
+    );
   }
 
   return {
@@ -162,7 +158,7 @@ export function createReporter({
       unclaimed = 0;
       views.add(view);
       const frame = () => {
-        if (!open) watchVitals();
+        if (!open) watchPageVitals();
         open = true;
         flushSoon();
       };

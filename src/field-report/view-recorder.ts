@@ -54,7 +54,7 @@ export function recordView(video: HTMLVideoElement, facts: ViewFacts): ViewRecor
   let last: number | null = video.seeking ? null : video.currentTime;
   let stallFrom: number | null = null;
   let counts = fresh();
-  // Made after the first frame (use-view-report.ts): what played until now, the element knows.
+  // Made after the first frame (page-reports.ts): what played until now, the element knows.
   const played = video.played;
   for (let i = 0; i < (played?.length ?? 0); i++)
     counts.seen = addRange(counts.seen, played.start(i), played.end(i));

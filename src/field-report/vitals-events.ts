@@ -10,6 +10,9 @@ import type { FieldEvent } from './reporter';
 const MAX_VALUE = 600_000;
 
 export function watchVitals(report: (event: FieldEvent) => void): void {
+  // web-vitals 5 calls Array.prototype.at (Chrome 92, Safari 15.4), above our floor: there its
+  // observers would throw on every entry, so such a phone reports its views without vitals.
+  if (!('at' in Array.prototype)) return;
   const send = ({ name, value, id }: Metric) => {
     report({
       type: 'vital',

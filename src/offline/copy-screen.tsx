@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import logoUrl from '../assets/logo.svg';
-import { useViewReport } from '../field-report/use-view-report';
+import { useViewReport } from '../field-report/page-reports';
 import { useDocumentTitle } from '../screens/use-document-title';
 import { hasMediaSource } from '../screens/video-player/media-support';
 import type { AdaptivePlayer } from '../video-start/contract';

@@ -168,7 +168,7 @@ const someReport = (): FieldReport => ({
 });
 
 describe('the queue of reports', () => {
-  const queueWith = (statuses: number[], online = true) => {
+  const queueWith = (statuses: number[], online = true, signedIn = true) => {
     const storage = memoryStorage();
     const server = answering(...statuses);
     const queue = createReportQueue({
@@ -177,6 +177,7 @@ describe('the queue of reports', () => {
       fetch: server.fetch,
       sendBeacon: () => false,
       online: () => online,
+      signedIn: () => signedIn,
     });
     return { queue, storage, server };
   };
@@ -187,6 +188,16 @@ describe('the queue of reports', () => {
     expect(await queue.flush()).toBe('offline');
     expect(server.fetch).not.toHaveBeenCalled();
     expect(JSON.parse(storage.getItem(QUEUE_KEY)!)).toHaveLength(1);
+  });
+
+  it('with no live session on the phone (signed out, expired) sends nothing and keeps every report', async () => {
+    const { queue, server } = queueWith([], true, false);
+    const report = someReport();
+    queue.add(report);
+    expect(await queue.flush()).toBe('refused');
+    queue.beacon();
+    expect(server.fetch).not.toHaveBeenCalled();
+    expect(queue.pending()).toEqual([report]);
   });
 
   it('keeps a report the server did not take (a failed request, 401, 429, 503) and drops a stored one', async () => {
@@ -228,6 +239,7 @@ describe('the queue of reports', () => {
       fetch: answering().fetch,
       sendBeacon: (_url, body) => (beacons.push(body), true),
       online: () => true,
+      signedIn: () => true,
     });
     queue.add(someReport());
     queue.beacon();

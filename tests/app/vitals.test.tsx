@@ -4,11 +4,12 @@ import { memoryStorage } from '../../machines/session';
 import { createReportQueue } from '../../src/field-report/report-queue';
 import { createReporter } from '../../src/field-report/reporter';
 import { senderOf } from '../../src/field-report/sender';
+import { watchVitals } from '../../src/field-report/vitals-events';
 
-const imported = vi.hoisted(() => ({ count: 0 }));
+const observed = vi.hoisted(() => ({ count: 0 }));
 vi.mock('web-vitals', () => {
-  imported.count += 1;
-  const report = (name: string, value: number) => (callback: (metric: object) => void) =>
+  const report = (name: string, value: number) => (callback: (metric: object) => void) => {
+    observed.count += 1;
     callback({
       name,
       value,
@@ -16,6 +17,7 @@ vi.mock('web-vitals', () => {
       delta: value,
       id: `v5-1700000000000-${name.toLowerCase()}`,
     });
+  };
   return {
     onCLS: report('CLS', 0.012345),
     onFCP: report('FCP', 812.4),
@@ -26,7 +28,7 @@ vi.mock('web-vitals', () => {
 });
 
 describe('the Web Vitals', () => {
-  it('are not even downloaded before a first frame, then go as events of the reports', async () => {
+  it('are not watched before a first frame, then go as events of the reports', async () => {
     const queue = createReportQueue({
       url: '/api/reports',
       storage: memoryStorage(),
@@ -43,10 +45,10 @@ describe('the Web Vitals', () => {
       durationS: 24,
     });
     await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(imported.count).toBe(0);
+    expect(observed.count).toBe(0);
 
     video.dispatchEvent(new Event('loadeddata'));
-    await vi.waitFor(() => expect(imported.count).toBe(1));
+    await vi.waitFor(() => expect(observed.count).toBe(5));
     dispatchEvent(new Event('pagehide'));
     const [events] = queue.pending().filter((report) => report.kind === 'events');
     expect(parseFieldReport(events)).toEqual({ report: events });
@@ -57,5 +59,16 @@ describe('the Web Vitals', () => {
       ]),
     });
     expect(events?.kind === 'events' && events.events).toHaveLength(5);
+  });
+  it('below the floor (no Array.prototype.at, which web-vitals 5 calls) are not watched at all', () => {
+    const at = Object.getOwnPropertyDescriptor(Array.prototype, 'at')!;
+    delete (Array.prototype as { at?: unknown }).at;
+    try {
+      const before = observed.count;
+      watchVitals(() => {});
+      expect(observed.count).toBe(before);
+    } finally {
+      Object.defineProperty(Array.prototype, 'at', at);
+    }
   });
 });

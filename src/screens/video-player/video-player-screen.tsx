@@ -4,7 +4,7 @@ import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
-import { useViewReport } from '../../field-report/use-view-report';
+import { useViewReport } from '../../field-report/page-reports';
 import { readRecord, type DownloadRecord } from '../../offline/download-store';
 import { copyStatus, forgetCopy } from '../../offline/offline-copy';
 import { OfflineDownload } from '../../offline/offline-download';

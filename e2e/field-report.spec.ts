@@ -15,7 +15,7 @@ import { REPORTS_FILE } from '../server/file-report-store';
 import { parseStored, type StoredReport } from '../server/report-store';
 import { summarize } from '../server/report-summary';
 import { expect, test } from './fixtures';
-import { loginAndDownload, reloadFromDevice, workerInControl } from './offline';
+import { loginAndDownload, logout, reloadFromDevice, workerInControl } from './offline';
 import { BASE, E2E_PASSWORD, siteEnv } from './site';
 
 let server: RunningServer;
@@ -205,4 +205,21 @@ test("a return whose page the service worker served says so in its view's report
   expect(view).toMatchObject({ part: 0, fromWorker: true, seen: [[0, 2]] });
   // On a return the first frame counts from the navigation.
   expect(view!.firstFrameMs).toBeGreaterThan(0);
+});
+
+test('a visitor who watches 0-4 and logs out: the view reaches the server with the signout, not at a next signin', async ({
+  page,
+}) => {
+  const since = Date.now();
+  await signIn(page);
+  await watchTo(page, 4);
+  await logout(page);
+  await expect(page.getByLabel('Contraseña')).toBeVisible();
+  await expect.poll(() => views(since).length, { timeout: 10_000 }).toBe(1);
+  expect(views(since)[0]).toMatchObject({ part: 0, seen: [[0, 4]] });
+  // A beacon's answer cannot be read: the report stays on the phone, and with no session to
+  // send it nothing more goes (only 401s would come back) until a signin's flush confirms it.
+  await expect
+    .poll(() => page.evaluate(() => localStorage.getItem('field-reports')))
+    .not.toBeNull();
 });

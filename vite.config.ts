@@ -53,8 +53,8 @@ export default defineConfig({
         // (sw.ts keeps the server's copy instead). Not the entry CSS: it is inlined in the page.
         globPatterns: ['assets/*.{js,svg}'],
         // hls.js is listed, and precached only where the page plays with it (src/offline/sw.ts).
-        // The metrics chunk loads only when a target is set.
-        globIgnores: clientConfig.webVitalsUrl ? [] : ['assets/web-vitals-*.js'],
+        // The reports' chunks load only when reporting is on (src/field-report/).
+        globIgnores: clientConfig.reportsUrl ? [] : ['assets/page-recorder-*.js'],
         // Hashed names change with their bytes: no cache-busting query needed.
         dontCacheBustURLsMatching: /-[\w-]{8}\./,
         buildPlugins: { vite: [quietWorkerBuildPlugin()] },

@@ -7,6 +7,9 @@
  * Every string is an enum or matches a short pattern, every number is bounded.
  */
 import { z } from 'zod';
+import { MAX_EVENTS, MAX_SEEN_RANGES } from './field-report-limits.js';
+
+export { MAX_EVENTS, MAX_SEEN_RANGES };
 
 /** Where the page sends reports (under the API's origin, like the signin). */
 export const REPORTS_PATH = '/api/reports';
@@ -18,10 +21,6 @@ const REPORT_FORMAT = 1;
 const RANDOM_ID = /^[A-Za-z0-9_-]{22}$/;
 /** Longer than any training video; a second beyond it is impossible. */
 const MAX_VIDEO_S = 24 * 3600;
-/** A view with more separate watched stretches is reported in several parts. */
-export const MAX_SEEN_RANGES = 64;
-/** Events per report: a page queues more in several reports. */
-export const MAX_EVENTS = 32;
 /** More renditions than any ladder prepare-video makes (see media-layout's MAX_RUNGS). */
 const MAX_RENDITIONS = 16;
 

@@ -415,13 +415,6 @@ const SETTINGS = {
     wholeNumber(0, 365),
     'days a downloaded copy plays with no signal, from the download (`0`: it ends with the session)',
   ),
-  WEB_VITALS_URL: setting(
-    'both',
-    '',
-    urlOrPath,
-    'where web vitals are sent with `sendBeacon`',
-    '(empty: nothing is loaded or sent)',
-  ),
   REPORTS: setting(
     'both',
     'on',
@@ -595,7 +588,6 @@ export interface ClientConfig {
   sessionTimeoutMs: number;
   signinTimeoutMs: number;
   chunkTimeoutMs: number;
-  webVitalsUrl: string;
   /** Where the page sends its reports (config/field-report.ts); empty: it sends none. */
   reportsUrl: string;
 }
@@ -614,7 +606,6 @@ export function clientConfig(env: Env): ClientConfig {
     sessionTimeoutMs: s.SESSION_TIMEOUT_MS,
     signinTimeoutMs: s.SIGNIN_TIMEOUT_MS,
     chunkTimeoutMs: s.CHUNK_TIMEOUT_MS,
-    webVitalsUrl: s.WEB_VITALS_URL,
     reportsUrl: s.REPORTS ? `${s.API_URL}${REPORTS_PATH}` : '',
   };
 }

@@ -34,7 +34,7 @@ export const siteEnv = async (extra: Record<string, string> = {}) => ({
   EMPRESA,
   NOMBRES,
   LOG_LEVEL: 'warn',
-  // Field reports a test posts go into a folder of the run's, never the repo's data/, where
+  // The field reports the pages send go into a folder of the run's, never the repo's data/, where
   // `npm start` and `npm run report` would count them. The global set-up removes it.
   DATA_DIR: (process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'e2e-data-'))),
   ...extra,

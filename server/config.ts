@@ -155,7 +155,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     // origins under the CSP.
     outsideOrigins: {
       // The signin, the metrics beacon and the transcript's captions are fetches.
-      connect: origins(s.API_URL, s.WEB_VITALS_URL, s.CAPTIONS_URL),
+      connect: origins(s.API_URL, s.CAPTIONS_URL),
       // <video> and <track> load from the video host, or from the API host by default.
       media: origins(s.API_URL, s.VIDEO_URL, s.CAPTIONS_URL),
       // The poster comes from the API host when the API is outside.

@@ -1,5 +1,5 @@
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type ComponentType, type ReactNode } from 'react';
+import { useState, type ComponentType, type ReactNode } from 'react';
 import { BrowserRouter } from 'react-router';
 import type { ActorOptions } from 'xstate';
 import type { AuthMachine } from '../machines/auth-machine';
@@ -7,21 +7,17 @@ import { createQueryClient } from './api/signin';
 import { AuthActor, useCrossTabSession, usePendingSignout } from './auth/auth-provider';
 import type { Handoff } from './boot/handoff';
 import { Chunks, createAppChunks, type AppChunks } from './chunks';
-import { config } from './config';
 import { ErrorBoundary } from './error-boundary';
+import { createPageReports, PageReportsContext } from './field-report/page-reports';
 import { HandoffContext } from './handoff-context';
 import { useCopyLifetime } from './offline/use-copy-lifetime';
 import { AppRoutes } from './routes';
-import { reportWebVitals } from './vitals';
 
 /** Page-wide effects; renders nothing, so it does not disturb the adopted markup. */
 function PageEffects() {
   useCrossTabSession();
   usePendingSignout();
   useCopyLifetime();
-  useEffect(() => {
-    void reportWebVitals(config.webVitalsUrl);
-  }, []);
   return null;
 }
 
@@ -51,17 +47,20 @@ export function App({
 }: Props) {
   const [client] = useState(() => queryClient ?? createQueryClient());
   const [appChunks] = useState(() => chunks ?? createAppChunks());
+  const [pageReports] = useState(() => createPageReports(handoff.video));
   return (
     <ErrorBoundary message={APP_ERROR_MESSAGE}>
       <QueryClientProvider client={client}>
         <Chunks.Provider value={appChunks}>
           <HandoffContext.Provider value={handoff}>
-            <AuthActor.Provider logic={machine} options={actorOptions}>
-              <PageEffects />
-              <Router>
-                <AppRoutes />
-              </Router>
-            </AuthActor.Provider>
+            <PageReportsContext.Provider value={pageReports}>
+              <AuthActor.Provider logic={machine} options={actorOptions}>
+                <PageEffects />
+                <Router>
+                  <AppRoutes />
+                </Router>
+              </AuthActor.Provider>
+            </PageReportsContext.Provider>
           </HandoffContext.Provider>
         </Chunks.Provider>
       </QueryClientProvider>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import logoUrl from '../assets/logo.svg';
+import { useViewReport } from '../field-report/page-reports';
 import { useDocumentTitle } from '../screens/use-document-title';
 import { hasMediaSource } from '../screens/video-player/media-support';
 import type { AdaptivePlayer } from '../video-start/contract';
@@ -39,6 +40,8 @@ export default function CopyScreen({ record, outdated, onBack, onGone }: Props) 
   // No controls until the source is there: a play pressed before would be undone by its load.
   const [ready, setReady] = useState(false);
   const backRef = useRef<HTMLButtonElement>(null);
+  // A view of the copy counts too: kept on the phone, sent when a session can take it.
+  useViewReport(videoRef, 'copy');
 
   useEffect(() => {
     const video = videoRef.current;

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { AuthActor } from '../auth/auth-provider';
 import { resilientStorage } from '../auth/storage';
+import { usePageReports } from '../field-report/page-reports';
 import { readMediaInfo } from '../screens/video-player/media-support';
 import { readChoice } from '../screens/video-player/quality';
 import { defaultRendition } from './download-plan';
@@ -38,6 +39,7 @@ async function hasRoom(bytes: number): Promise<boolean> {
 
 export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
   const actorRef = AuthActor.useActorRef();
+  const reports = usePageReports();
   const [state, setState] = useState<DownloadState>({ status: 'unknown' });
   const [offer, setOffer] = useState<Offer | null>(null);
   /** A copy that went since the last visit (its period ended, or the browser evicted it). */
@@ -50,8 +52,10 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
       const controller = new AbortController();
       run.current = controller;
       setState({ status: 'running', record, waiting: false });
+      if (record.storedBytes === 0) reports?.download('started', record, videoRef.current);
       if (!(await hasRoom(record.totalBytes - record.storedBytes))) {
         setState({ status: 'noRoom', needBytes: record.totalBytes, record });
+        reports?.download('noRoom', record, videoRef.current);
         return;
       }
       // eslint-disable-next-line compat/compat -- feature-detected: without it, best effort.
@@ -74,11 +78,13 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
         if (typeof latest.until === 'number')
           writeNote(resilientStorage(), { until: latest.until });
         setState({ status: 'done', record: latest, outdated: false });
-      } else if (end === 'noRoom')
+        reports?.download('finished', latest, videoRef.current);
+      } else if (end === 'noRoom') {
         setState({ status: 'noRoom', needBytes: record.totalBytes, record: latest });
-      else setState({ status: 'failed', record: latest });
+        reports?.download('noRoom', record, videoRef.current);
+      } else setState({ status: 'failed', record: latest });
     },
-    [actorRef],
+    [actorRef, videoRef, reports],
   );
 
   // What is stored, and what the server offers; after the first frame, not to share its link.
@@ -137,6 +143,8 @@ export function useOfflineDownload(wanted: boolean, videoRef: VideoRef) {
     resume: (record: DownloadRecord) => void start(record),
     /** Cancel and "Borrar descarga" alike: nothing of it stays on the device. */
     remove: async () => {
+      if (state.status === 'running')
+        reports?.download('cancelled', state.record, videoRef.current);
       run.current?.abort();
       await forgetCopy(resilientStorage());
       toOffer();

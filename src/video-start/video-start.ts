@@ -39,6 +39,11 @@ export interface VideoStart {
    * stops and nothing more is asked; a detached <video> would go on loading and playing.
    */
   stop(video: HTMLVideoElement): void;
+  /**
+   * For the view's report (src/field-report/): performance.now() at `video`'s first frame and at
+   * the press of "Ingresar" that led to it (null: none yet; no press in this page, a return).
+   */
+  timing(video: HTMLVideoElement): { pressAt: number | null; firstFrameAt: number | null };
 }
 
 export function createVideoStart(options: {
@@ -51,16 +56,34 @@ export function createVideoStart(options: {
   const playing = new WeakMap<HTMLVideoElement, Promise<AdaptivePlayer | null>>();
   // One plan per start: made by its first request, dropped when its video stops.
   let plan: StartPlan | null = null;
+  // Whoever answers the press (the boot script or the login screen), it is a submit of the form.
+  let pressedAt: number | null = null;
+  let signedInPress: number | null = null;
+  // The build's prerender makes one too, with no document.
+  if (typeof document !== 'undefined')
+    document.addEventListener('submit', () => (pressedAt = performance.now()), true);
+  const timings = new WeakMap<
+    HTMLVideoElement,
+    { pressAt: number | null; firstFrameAt: number | null }
+  >();
   const planned = (known: MediaInfo) => (plan ??= planStart(known, storage));
   const ahead = (signedIn: boolean) => {
     if (info && hasMediaSource()) requests.ahead(requestsAhead(planned(info), signedIn));
   };
   return {
     loginLoaded: () => ahead(false),
-    signedIn: () => ahead(true),
+    signedIn: () => {
+      signedInPress = pressedAt;
+      ahead(true);
+    },
     play(video) {
       let started = playing.get(video);
       if (!started) {
+        const timing = { pressAt: signedInPress, firstFrameAt: null as number | null };
+        timings.set(video, timing);
+        const frame = () => (timing.firstFrameAt ??= performance.now());
+        if (video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA) frame();
+        else video.addEventListener('loadeddata', frame, { once: true });
         started =
           info && hasMediaSource() ? startAdaptive(video, planned(info), info) : startPlain(video);
         playing.set(video, started);
@@ -76,6 +99,7 @@ export function createVideoStart(options: {
       video.removeAttribute('src');
       video.load();
     },
+    timing: (video) => timings.get(video) ?? { pressAt: null, firstFrameAt: null },
   };
 
   /** The MP4, or the browser's own HLS: the browser starts it. */

@@ -1,47 +1,74 @@
-import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { config } from '../../src/config';
-import { reportWebVitals } from '../../src/vitals';
-import { renderApp } from './render-app';
+import { parseFieldReport } from '../../config/field-report';
+import { memoryStorage } from '../../machines/session';
+import { createReportQueue } from '../../src/field-report/report-queue';
+import { createReporter } from '../../src/field-report/reporter';
+import { senderOf } from '../../src/field-report/sender';
+import { watchVitals } from '../../src/field-report/vitals-events';
 
-const imported = vi.hoisted(() => ({ count: 0 }));
+const observed = vi.hoisted(() => ({ count: 0 }));
 vi.mock('web-vitals', () => {
-  imported.count += 1;
-  const report = (name: string) => (callback: (metric: object) => void) =>
+  const report = (name: string, value: number) => (callback: (metric: object) => void) => {
+    observed.count += 1;
     callback({
       name,
-      value: 1,
+      value,
       rating: 'good',
-      delta: 1,
-      id: `v5-${name}`,
-      navigationType: 'navigate',
+      delta: value,
+      id: `v5-1700000000000-${name.toLowerCase()}`,
     });
+  };
   return {
-    onCLS: report('CLS'),
-    onFCP: report('FCP'),
-    onINP: report('INP'),
-    onLCP: report('LCP'),
-    onTTFB: report('TTFB'),
+    onCLS: report('CLS', 0.012345),
+    onFCP: report('FCP', 812.4),
+    onINP: report('INP', 96),
+    onLCP: report('LCP', 1520.7),
+    onTTFB: report('TTFB', 230.2),
   };
 });
 
-describe('the web-vitals helper', () => {
-  it('is not even downloaded when no reporting target is configured (the default)', async () => {
-    expect(config.webVitalsUrl).toBe('');
-    renderApp();
-    await screen.findByLabelText('Contraseña');
+describe('the Web Vitals', () => {
+  it('are not watched before a first frame, then go as events of the reports', async () => {
+    const queue = createReportQueue({
+      url: '/api/reports',
+      storage: memoryStorage(),
+      online: () => false,
+    });
+    const reporter = createReporter({
+      queue,
+      sender: senderOf('Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'),
+    });
+    const video = document.createElement('video');
+    reporter.watch(video, {
+      timing: () => ({ pressAt: null, firstFrameAt: null }),
+      fromCopy: () => false,
+      durationS: 24,
+    });
     await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(imported.count).toBe(0);
-  });
+    expect(observed.count).toBe(0);
 
-  it('reports CLS, FCP, INP, LCP and TTFB with sendBeacon when a target is configured', async () => {
-    const sendBeacon = vi.fn(() => true);
-    Object.defineProperty(navigator, 'sendBeacon', { configurable: true, value: sendBeacon });
-    await reportWebVitals('/metrics');
-    await waitFor(() => expect(sendBeacon).toHaveBeenCalledTimes(5));
-    expect(imported.count).toBe(1);
-    const names = sendBeacon.mock.calls.map((call: unknown[]) => JSON.parse(String(call[1])).name);
-    expect(names.sort()).toEqual(['CLS', 'FCP', 'INP', 'LCP', 'TTFB']);
-    expect(sendBeacon).toHaveBeenCalledWith('/metrics', expect.stringContaining('"page":"/'));
+    video.dispatchEvent(new Event('loadeddata'));
+    await vi.waitFor(() => expect(observed.count).toBe(5));
+    dispatchEvent(new Event('pagehide'));
+    const [events] = queue.pending().filter((report) => report.kind === 'events');
+    expect(parseFieldReport(events)).toEqual({ report: events });
+    expect(events).toMatchObject({
+      events: expect.arrayContaining([
+        { type: 'vital', name: 'CLS', value: 0.0123, metric: 'v5-1700000000000-cls' },
+        { type: 'vital', name: 'LCP', value: 1521, metric: 'v5-1700000000000-lcp' },
+      ]),
+    });
+    expect(events?.kind === 'events' && events.events).toHaveLength(5);
+  });
+  it('below the floor (no Array.prototype.at, which web-vitals 5 calls) are not watched at all', () => {
+    const at = Object.getOwnPropertyDescriptor(Array.prototype, 'at')!;
+    delete (Array.prototype as { at?: unknown }).at;
+    try {
+      const before = observed.count;
+      watchVitals(() => {});
+      expect(observed.count).toBe(before);
+    } finally {
+      Object.defineProperty(Array.prototype, 'at', at);
+    }
   });
 });

@@ -188,12 +188,11 @@ describe('server configuration', () => {
         API_URL: 'https://api.example.com/base/',
         VIDEO_URL: 'https://cdn.example.net/v/training.mp4?x=1',
         CAPTIONS_URL: '/api/video/captions.vtt',
-        WEB_VITALS_URL: 'https://metrics.example.org/collect',
       },
       REPO,
     );
     expect(config.outsideOrigins).toEqual({
-      connect: ['https://api.example.com', 'https://metrics.example.org'],
+      connect: ['https://api.example.com'],
       media: ['https://api.example.com', 'https://cdn.example.net'],
       img: ['https://api.example.com'],
     });

@@ -4,6 +4,7 @@ import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
+import { usePageReports, useViewReport } from '../../field-report/page-reports';
 import { readRecord, type DownloadRecord } from '../../offline/download-store';
 import { copyStatus, forgetCopy } from '../../offline/offline-copy';
 import { OfflineDownload } from '../../offline/offline-download';
@@ -30,6 +31,8 @@ export default function VideoPlayerScreen() {
   // The player's captions and the transcript: one file, fetched once for both, and like the
   // chapters only after the first frame.
   const afterFirstFrame = useAfterFirstFrame(videoRef);
+  // What this view saw and how it played, for the company (docs/field-reports.md).
+  useViewReport(videoRef, 'site');
   const captions = useTrack(config.captionsUrl, afterFirstFrame);
   // The offline worker, once the page has loaded what it precaches (register-worker.ts).
   useEffect(() => {
@@ -40,7 +43,11 @@ export default function VideoPlayerScreen() {
   const label = `Hola ${nombres} / ${empresa}`;
   // A finished copy that outlives the session: the visitor says whether to keep it.
   const [asking, setAsking] = useState<DownloadRecord | null>(null);
-  const logout = () => actorRef.send({ type: 'logout' });
+  const reports = usePageReports();
+  const logout = () => {
+    reports?.beforeSignout();
+    actorRef.send({ type: 'logout' });
+  };
   const askOrLogout = async () => {
     const record = await readRecord();
     if (copyStatus(record, Date.now()) === 'live') setAsking(record);

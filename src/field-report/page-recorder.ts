@@ -74,6 +74,3 @@ export function reportDownload(
     bytes: Math.round(bytes),
   });
 }
-
-/** A signout comes: what the views recorded leaves while the session's cookie opens the route. */
-export const leaveBeforeSignout = () => pageReporter()?.leave();

@@ -15,20 +15,12 @@ export interface PageReports {
   watch(video: HTMLVideoElement, source: ViewSource): () => void;
   /** A download's step, with the <video> whose rendition it stores. */
   download(outcome: DownloadOutcome, record: DownloadRecord, video: HTMLVideoElement | null): void;
-  /**
-   * Before a signout: the views' reports leave now, while the cookie still opens the route;
-   * after it they would wait on the phone for the next signin.
-   */
-  beforeSignout(): void;
 }
-
-type Recorder = typeof import('./page-recorder');
 
 export function createPageReports(start: Pick<VideoStart, 'timing'>): PageReports | null {
   if (!config.reportsUrl) return null;
-  let loaded: Recorder | undefined;
   // The chunk did not come (no signal, a new build): this goes unreported, the video plays on.
-  const recorder = () => import('./page-recorder').then((module) => (loaded = module));
+  const recorder = () => import('./page-recorder');
   return {
     watch(video, source) {
       let end: (() => void) | undefined;
@@ -56,8 +48,6 @@ export function createPageReports(start: Pick<VideoStart, 'timing'>): PageReport
         .then(({ reportDownload }) => reportDownload(outcome, record, video))
         .catch(() => {});
     },
-    // Not loaded yet: no view has shown a frame, so nothing was recorded.
-    beforeSignout: () => loaded?.leaveBeforeSignout(),
   };
 }
 

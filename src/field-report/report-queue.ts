@@ -75,9 +75,9 @@ export function createReportQueue({
 
   async function sendAll(): Promise<FlushEnd> {
     if (!online()) return 'offline';
-    // After a signout or an expiry the reports wait for the next signin.
-    if (!signedIn()) return 'refused';
     for (const report of read()) {
+      // After a signout or an expiry (even one during this flush) they wait for the next signin.
+      if (!signedIn()) return 'refused';
       const status = await post(JSON.stringify(report), true).then(
         (response) => response.status,
         () => 0,

@@ -20,8 +20,6 @@ export interface Reporter {
   watch(video: HTMLVideoElement, facts: Omit<ViewFacts, 'fromWorker'>): () => void;
   /** A download's step or a Web Vital: sent with the next batch. */
   event(event: FieldEvent): void;
-  /** What the views recorded until now leaves at once (the page is hidden, a signout comes). */
-  leave(): void;
 }
 
 /** The media's own requests (server/routes/media.ts), not its captions, chapters or poster. */
@@ -154,7 +152,6 @@ export function createReporter({
 
   return {
     event,
-    leave,
     watch(video, facts) {
       const view = recordView(video, { ...facts, fromWorker });
       view.addBytes(unclaimed);

@@ -200,6 +200,29 @@ describe('the queue of reports', () => {
     expect(queue.pending()).toEqual([report]);
   });
 
+  it('stops at a signout made while it sends: the reports after it wait for the next signin', async () => {
+    let live = true;
+    const storage = memoryStorage();
+    const server = answering(204, 204);
+    const queue = createReportQueue({
+      url: '/api/reports',
+      storage,
+      fetch: (...args) => {
+        live = false;
+        return server.fetch(...args);
+      },
+      sendBeacon: () => false,
+      online: () => true,
+      signedIn: () => live,
+    });
+    queue.add(someReport());
+    const kept = someReport();
+    queue.add(kept);
+    expect(await queue.flush()).toBe('refused');
+    expect(server.fetch).toHaveBeenCalledTimes(1);
+    expect(queue.pending()).toEqual([kept]);
+  });
+
   it('keeps a report the server did not take (a failed request, 401, 429, 503) and drops a stored one', async () => {
     const { queue, server } = queueWith([0, 401, 429, 503, 204]);
     const report = someReport();

@@ -8,7 +8,6 @@ import { createPageReports } from '../../src/field-report/page-reports';
 const recorder = vi.hoisted(() => ({
   imported: 0,
   ended: 0,
-  left: 0,
   watched: [] as [HTMLVideoElement, string][],
 }));
 vi.mock('../../src/field-report/page-recorder', () => {
@@ -18,7 +17,6 @@ vi.mock('../../src/field-report/page-recorder', () => {
       recorder.watched.push([video, source]);
       return () => (recorder.ended += 1);
     },
-    leaveBeforeSignout: () => (recorder.left += 1),
   };
 });
 
@@ -53,20 +51,5 @@ describe('the page reports', () => {
     video.dispatchEvent(new Event('loadeddata'));
     await tick();
     expect(recorder.watched.filter(([element]) => element === video)).toEqual([]);
-  });
-
-  it('before a signout, send what the views recorded, once the recorder is here (before it, nothing was)', async () => {
-    const reports = createPageReports(start)!;
-    reports.beforeSignout();
-    expect(recorder.left).toBe(0);
-    const video = document.createElement('video');
-    document.body.append(video);
-    reports.watch(video, 'site');
-    video.dispatchEvent(new Event('loadeddata'));
-    await vi.waitFor(() =>
-      expect(recorder.watched.some(([element]) => element === video)).toBe(true),
-    );
-    reports.beforeSignout();
-    expect(recorder.left).toBe(1);
   });
 });

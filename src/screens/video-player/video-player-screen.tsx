@@ -4,7 +4,7 @@ import logoUrl from '../../assets/logo.svg';
 import { AuthActor } from '../../auth/auth-provider';
 import { resilientStorage } from '../../auth/storage';
 import { config } from '../../config';
-import { usePageReports, useViewReport } from '../../field-report/page-reports';
+import { useViewReport } from '../../field-report/page-reports';
 import { readRecord, type DownloadRecord } from '../../offline/download-store';
 import { copyStatus, forgetCopy } from '../../offline/offline-copy';
 import { OfflineDownload } from '../../offline/offline-download';
@@ -43,11 +43,7 @@ export default function VideoPlayerScreen() {
   const label = `Hola ${nombres} / ${empresa}`;
   // A finished copy that outlives the session: the visitor says whether to keep it.
   const [asking, setAsking] = useState<DownloadRecord | null>(null);
-  const reports = usePageReports();
-  const logout = () => {
-    reports?.beforeSignout();
-    actorRef.send({ type: 'logout' });
-  };
+  const logout = () => actorRef.send({ type: 'logout' });
   const askOrLogout = async () => {
     const record = await readRecord();
     if (copyStatus(record, Date.now()) === 'live') setAsking(record);

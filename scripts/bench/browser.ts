@@ -1,7 +1,7 @@
 /** The one browser driver: chrome-launcher and chrome-remote-interface (docs/benchmarks.md). */
 import CDP from 'chrome-remote-interface';
 import * as chromeLauncher from 'chrome-launcher';
-import { SESSION_KEY, newSession } from '../../machines/session';
+import { SESSION_KEY, VIDEO_KEY_KEY, newSession } from '../../machines/session';
 import { CHROMIUM_ARGS, findChromium } from '../test-support/find-chromium.mjs';
 import { signedIn } from '../test-support/test-server';
 import { atEnd, poll, sleep, type Site } from './measure';
@@ -219,16 +219,18 @@ export const videoScreen = ({ origin, base }: Site) => `${origin}${base}/VideoPl
 
 /** A returning visitor: the server's session cookie and the app's stored session, for a tab. */
 export async function returningVisitor(site: Site) {
-  const { cookie, empresa, nombres } = await signedIn(site);
+  const { cookie, empresa, nombres, videoKey } = await signedIn(site);
   const session = newSession({ username: site.username, empresa, nombres }, Date.now());
-  const stored = [SESSION_KEY, JSON.stringify(session)] as const;
+  // With the publish's key, as the signin stores it: offline, a copy has only its rendition's.
+  const stored: [string, string][] = [[SESSION_KEY, JSON.stringify(session)]];
+  if (videoKey) stored.push([VIDEO_KEY_KEY, JSON.stringify(videoKey)]);
   return async (tab: Tab, url: string) => {
     const cookies = cookie.split('; ').map((pair) => {
       const [name = '', ...value] = pair.split('=');
       return { url, name, value: value.join('=') };
     });
     await tab.cdp.Network.setCookies({ cookies });
-    await tab.beforeScripts(([key, value]) => localStorage.setItem(key, value), stored);
+    await tab.beforeScripts((all) => all.forEach(([k, v]) => localStorage.setItem(k, v)), stored);
   };
 }
 export type Visitor = Awaited<ReturnType<typeof returningVisitor>>;

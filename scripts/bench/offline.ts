@@ -21,11 +21,9 @@ function offer() {
 /** In the page: bytes of the download in Cache Storage (what the downloader stored). */
 async function storedBytes() {
   let total = 0;
-  for (const name of (await caches.keys()).filter((n) => n.startsWith('offline-video:'))) {
-    const cache = await caches.open(name);
-    for (const request of await cache.keys())
-      total += (await (await cache.match(request))!.blob()).size;
-  }
+  for (const name of (await caches.keys()).filter((n) => n.startsWith('offline-video:')))
+    for (const answer of await (await caches.open(name)).matchAll())
+      total += (await answer.blob()).size;
   return total;
 }
 

@@ -9,6 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:f
 import { request, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 import { dirname } from 'node:path';
 import { freePort } from '../ops/nginx';
+import type { VideoKey } from '../../machines/session';
 
 export interface RunningServer {
   origin: string;
@@ -141,6 +142,8 @@ export async function signedIn(signin: Signin) {
   if (answer.status !== 200) throw new Error(`signin answered ${answer.status}`);
   const cookie = (answer.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
   if (!cookie) throw new Error('signin set no cookie');
-  const { empresa, nombres } = JSON.parse(answer.body) as { empresa: string; nombres: string };
-  return { cookie, empresa, nombres };
+  // videoKey: an encrypted publish's key, which the page stores with the session (auth-machine.ts).
+  type Answer = { empresa: string; nombres: string; videoKey?: VideoKey };
+  const { empresa, nombres, videoKey } = JSON.parse(answer.body) as Answer;
+  return { cookie, empresa, nombres, videoKey };
 }

@@ -53,7 +53,7 @@ export default defineConfig({
         // (sw.ts keeps the server's copy instead). Not the entry CSS: it is inlined in the page.
         globPatterns: ['assets/*.{js,svg}'],
         // hls.js is listed, and precached only where the page plays with it (src/offline/sw.ts).
-        // The reports' chunks load only when reporting is on (src/field-report/).
+        // The reports' chunk (page-recorder) loads only when reporting is on (src/field-report/).
         globIgnores: clientConfig.reportsUrl ? [] : ['assets/page-recorder-*.js'],
         // Hashed names change with their bytes: no cache-busting query needed.
         dontCacheBustURLsMatching: /-[\w-]{8}\./,

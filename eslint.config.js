@@ -107,7 +107,7 @@ export default tseslint.config(
             },
             {
               regex:
-                '^\\.\\./(?!\\.\\./)(?!(screens/video-player/(media-support|quality|resume-position)|api/timeout-signal)$)',
+                '^\\.\\./(?!\\.\\./)(?!(screens/video-player/(media-support|quality|resume-position)|api/timeout-signal|offline/download-store)$)',
               message:
                 'The start imports its own folder, config/, machines/ and plain helpers only.',
             },

@@ -62,6 +62,8 @@ for (const site of SITES)
 
       await context.setOffline(true);
       consoleWatch.allow(/ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/);
+      const asked: string[] = [];
+      page.on('request', (request) => asked.push(request.url()));
       await page.reload();
       await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
       await expect(
@@ -71,6 +73,8 @@ for (const site of SITES)
       if (site.adaptive) {
         // hls.js plays what is stored, and the menu offers only that.
         await expect(page.locator('.quality__playing')).toHaveText('Reproduciendo en 240p');
+        // The start asked for the stored rendition alone: another would first fail on the link.
+        expect(asked.filter((u) => /-(360|144)p\//.test(u))).toEqual([]);
         await expect(page.getByLabel('Calidad').locator('option')).toHaveText([
           'Automática',
           /^240p/,

@@ -12,6 +12,7 @@ import {
   type MediaInfo,
 } from '../../config/media-layout';
 import type { SessionStorage } from '../../machines/session';
+import type { DownloadRecord } from '../offline/download-store';
 import { mediaUrls } from '../screens/video-player/media-support';
 import { readChoice, readEstimate, startRung } from '../screens/video-player/quality';
 import { readPosition } from '../screens/video-player/resume-position';
@@ -21,13 +22,22 @@ import { publishIdOf } from './video-key';
 
 export type StartPlan = ReturnType<typeof planStart>;
 
-export function planStart(info: MediaInfo, storage: SessionStorage) {
+/**
+ * `copy`: the phone's stored download, read when the phone says it has no signal: the start then
+ * asks for the copy's rendition, which the service worker answers, instead of the estimate's,
+ * which would first fail on the dead link.
+ */
+export function planStart(
+  info: MediaInfo,
+  storage: SessionStorage,
+  copy: DownloadRecord | null = null,
+) {
   const urls = mediaUrls(info);
   const position = readPosition(storage, urls.position);
   const choice = readChoice(storage);
   // eslint-disable-next-line compat/compat -- undefined in Safari and Firefox: readEstimate falls back.
   const estimateBps = readEstimate(storage, navigator.connection);
-  const rung = startRung(info.rungs, choice, estimateBps);
+  const rung = copyRung(info.rungs, copy) ?? startRung(info.rungs, choice, estimateBps);
   const from = position ?? 0;
   const index = segmentAt(from, info.firstSegmentS);
   const inRung = (file: string) => urls.inRung(rung.dir, file);
@@ -57,6 +67,12 @@ export function planStart(info: MediaInfo, storage: SessionStorage) {
     /** The first segment's transfer time on the link as estimated, in ms. */
     firstMs: (1000 * rung.peakBandwidth * (info.firstSegmentS ?? SEGMENT_S)) / estimateBps,
   };
+}
+
+/** The rendition a finished copy holds, if it is one of this publish's. */
+function copyRung(rungs: MediaInfo['rungs'], copy: DownloadRecord | null) {
+  if (!copy?.done || copy.kind !== 'hls') return undefined;
+  return rungs.find((rung) => copy.files.some((file) => file.url.includes(`/${rung.dir}/`)));
 }
 
 /**

@@ -17,6 +17,7 @@ import { levelsFor, saveEstimate } from '../screens/video-player/quality';
 import { readPosition } from '../screens/video-player/resume-position';
 import type { AdaptivePlayer, LoadAdaptive } from './contract';
 import { showFirstFrame } from './first-frame';
+import { readRecord } from '../offline/download-store';
 import { ask, mediaRequests } from './media-requests';
 import { importSegmentKey } from './segment-crypto';
 import { firstRequests, planStart, requestsAhead, type StartPlan } from './start-plan';
@@ -84,8 +85,13 @@ export function createVideoStart(options: {
         const frame = () => (timing.firstFrameAt ??= performance.now());
         if (video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA) frame();
         else video.addEventListener('loadeddata', frame, { once: true });
-        started =
-          info && hasMediaSource() ? startAdaptive(video, planned(info), info) : startPlain(video);
+        if (!info || !hasMediaSource()) started = startPlain(video);
+        else if (navigator.onLine) started = startAdaptive(video, planned(info), info);
+        // No signal: the stored copy's rendition (the worker answers it), not the estimate's.
+        else
+          started = readRecord().then((copy) =>
+            startAdaptive(video, (plan = planStart(info, storage, copy)), info),
+          );
         playing.set(video, started);
       }
       return started;

@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MediaInfo } from '../../config/media-layout';
 import { VIDEO_KEY_KEY, memoryStorage, type SessionStorage } from '../../machines/session';
 import { config } from '../../src/config';
+import type { DownloadRecord } from '../../src/offline/download-store';
+import { saveEstimate } from '../../src/screens/video-player/quality';
 import type { AttachOptions } from '../../src/video-start/contract';
 import { AHEAD_S, runsLow, secondSegmentAt } from '../../src/video-start/link-schedule';
 import { firstRequests, planStart, requestsAhead } from '../../src/video-start/start-plan';
@@ -90,6 +92,38 @@ describe('what the start asks for (start-plan.ts)', () => {
     const plan = planStart(info(false), storage);
     // A 2 s first segment, then 6 s ones: 9.5 s is in the third.
     expect([plan.from, named(plan.first)]).toEqual([9.5, `${ID}-144p/seg00002.m4s`]);
+  });
+  it("with no signal, the stored copy's rendition when it is this publish's: the estimate's would first fail on the dead link", () => {
+    mediaSource(true);
+    const ladder: MediaInfo = {
+      ...info(true),
+      rungs: [144, 240, 360].map((height) => ({
+        dir: `${ID}-${height}p`,
+        height,
+        peakBandwidth: height * 2_000,
+        codecs: 'avc1.64000c,mp4a.40.2',
+      })),
+    };
+    // A fast link saved: the estimate alone starts at 360p.
+    const storage = memoryStorage();
+    saveEstimate(storage, 50_000_000);
+    const copy = (dir: string, done = true): DownloadRecord => ({
+      kind: 'hls',
+      publish: 'v',
+      height: 240,
+      totalBytes: 1,
+      storedBytes: 1,
+      files: [{ url: `http://localhost/api/video/hls/v/${dir}/index.m3u8`, key: 'k' }],
+      finish: { url: 'http://localhost/api/video/hls/v/master.m3u8', contentType: 'x' },
+      done,
+    });
+    const startsAt = (record: DownloadRecord | null) =>
+      named(planStart(ladder, storage, record).first);
+    expect(startsAt(null)).toBe(`${ID}-360p/seg00000.m4s`);
+    expect(startsAt(copy(`${ID}-240p`))).toBe(`${ID}-240p/seg00000.m4s`);
+    // Half a download, or another publish's copy, holds nothing this start could use.
+    expect(startsAt(copy(`${ID}-240p`, false))).toBe(`${ID}-360p/seg00000.m4s`);
+    expect(startsAt(copy('a1b2c3d4-240p'))).toBe(`${ID}-360p/seg00000.m4s`);
   });
 });
 

@@ -9,8 +9,8 @@ export const REPORTS_FILE = 'field-reports.jsonl';
 /** Bytes read at once: a period of reports is read whole, in a few large reads. */
 const READ_CHUNK = 1024 * 1024;
 
-/** The file's lines, or none when there is no file yet. Faster than readline for big files. */
-async function* linesOf(file: string): AsyncGenerator<string> {
+/** The file's lines, a read's worth at a time; none when there is no file yet. */
+async function* linesOf(file: string): AsyncGenerator<string[]> {
   const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
@@ -23,12 +23,14 @@ async function* linesOf(file: string): AsyncGenerator<string> {
       highWaterMark: READ_CHUNK,
       autoClose: false,
     }) as AsyncIterable<string>) {
-      const lines = (rest + chunk).split('\n');
+      // The chunk alone is split: joined to the rest first, all of it would be copied again.
+      const lines = chunk.split('\n');
+      lines[0] = rest + lines[0]!;
       rest = lines.pop()!;
-      yield* lines;
+      yield lines;
     }
     // A last line without its newline: cut by a crash, or still being written.
-    if (rest) yield rest;
+    if (rest) yield [rest];
   } finally {
     await handle.close();
   }
@@ -89,13 +91,17 @@ export class FileReportStore implements ReportStore {
     return true;
   }
 
-  async *since(sinceMs: number): AsyncGenerator<StoredReport> {
+  async *since(sinceMs: number): AsyncGenerator<StoredReport[]> {
     // What this process has accepted is in the file before it is read.
     await this.settled();
     const from = Math.max(sinceMs, this.options.now() - this.options.retentionMs);
-    for await (const line of linesOf(this.file)) {
-      const stored = parseStored(line);
-      if (stored && stored.at >= from) yield stored;
+    for await (const lines of linesOf(this.file)) {
+      const batch: StoredReport[] = [];
+      for (const line of lines) {
+        const stored = parseStored(line);
+        if (stored && stored.at >= from) batch.push(stored);
+      }
+      if (batch.length) yield batch;
     }
   }
 
@@ -169,14 +175,15 @@ export class FileReportStore implements ReportStore {
     const kept: string[] = [];
     let dropped = 0;
     this.ids.clear();
-    for await (const line of linesOf(this.file)) {
-      const stored = parseStored(line);
-      if (!stored || stored.at < cutoff) dropped += 1;
-      else {
-        kept.push(line);
-        this.ids.add(stored.report.id);
+    for await (const lines of linesOf(this.file))
+      for (const line of lines) {
+        const stored = parseStored(line);
+        if (!stored || stored.at < cutoff) dropped += 1;
+        else {
+          kept.push(line);
+          this.ids.add(stored.report.id);
+        }
       }
-    }
     // A last line cut just before its newline parses, but the next append would join it.
     if (dropped === 0 && (await endsWithNewline(this.file))) return;
     const temporary = `${this.file}.tmp`;

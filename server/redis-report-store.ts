@@ -43,17 +43,22 @@ export class RedisReportStore implements ReportStore {
     return added === 1;
   }
 
-  async *since(sinceMs: number): AsyncGenerator<StoredReport> {
+  async *since(sinceMs: number): AsyncGenerator<StoredReport[]> {
     // Trimmed at each report; between reports the reader leaves out what is past the retention.
-    let start = String(Math.max(0, sinceMs, this.now() - this.retentionMs));
+    const read = (start: string) =>
+      inStore(() => this.redis.xrange(LOG, start, '+', 'COUNT', PAGE));
+    let next = read(String(Math.max(0, sinceMs, this.now() - this.retentionMs)));
     for (;;) {
-      const page = await inStore(() => this.redis.xrange(LOG, start, '+', 'COUNT', PAGE));
+      const page = await next;
+      // The next page travels while this one is parsed.
+      if (page.length === PAGE) next = read(`(${page.at(-1)![0]}`);
+      const batch: StoredReport[] = [];
       for (const [id, fields] of page) {
         const stored = parseStored(fields[1] ?? '', msOf(id));
-        if (stored) yield stored;
+        if (stored) batch.push(stored);
       }
+      if (batch.length) yield batch;
       if (page.length < PAGE) return;
-      start = `(${page.at(-1)![0]}`;
     }
   }
 

@@ -147,36 +147,34 @@ class SummaryBuilder {
   }
 
   private addView(report: ViewReport): void {
-    const known = this.views.get(report.view);
-    const view: View = known ?? {
-      seen: [],
-      durationS: report.durationS,
-      offline: false,
-      fromWorker: false,
-    };
-    view.seen.push(...report.seen);
-    // Said by whichever part saw it (parts may arrive in any order).
-    if (report.firstFrameMs !== undefined)
-      view.firstFrameMs = Math.min(view.firstFrameMs ?? Infinity, report.firstFrameMs);
-    view.offline ||= report.offline === true;
-    view.fromWorker ||= report.fromWorker === true;
-    if (!known) {
+    let view = this.views.get(report.view);
+    if (!view) {
+      view = { seen: [], durationS: report.durationS, offline: false, fromWorker: false };
       this.views.set(report.view, view);
       this.sums[report.device] += 1;
       const { family, major, engine } = report.browser;
       const key = `${family} ${major} ${engine}`;
       this.browserViews.set(key, (this.browserViews.get(key) ?? 0) + 1);
     }
+    for (const range of report.seen) view.seen.push(range);
+    // Said by whichever part saw it (parts may arrive in any order).
+    if (report.firstFrameMs !== undefined)
+      view.firstFrameMs = Math.min(view.firstFrameMs ?? Infinity, report.firstFrameMs);
+    view.offline ||= report.offline === true;
+    view.fromWorker ||= report.fromWorker === true;
     if (report.error) bump(this.errors, report.error);
     this.sums.stalls += report.stalls;
     this.sums.stallSeconds += report.stallS;
     this.sums.mediaBytes += report.mediaBytes;
-    const played = Object.values(report.renditions).reduce((total, s) => total + s, 0);
-    // Without rendition seconds (the single MP4), the seconds seen stand for the playback.
-    this.sums.playedSeconds +=
-      played || report.seen.reduce((total, [from, to]) => total + to - from, 0);
-    for (const [name, seconds] of Object.entries(report.renditions))
+    let played = 0;
+    for (const name in report.renditions) {
+      const seconds = report.renditions[name]!;
+      played += seconds;
       bump(this.renditions, name, seconds);
+    }
+    // Without rendition seconds (the single MP4), the seconds seen stand for the playback.
+    if (!played) for (const [from, to] of report.seen) played += to - from;
+    this.sums.playedSeconds += played;
   }
 
   private addEvents(report: Extract<FieldReport, { kind: 'events' }>): void {
@@ -285,13 +283,14 @@ class SummaryBuilder {
   }
 }
 
-/** The summary of the reports received from `since` to `until`. */
+/** The summary of the reports received from `since` to `until` (a store's batches, or a list). */
 export async function summarize(
-  reports: AsyncIterable<StoredReport> | Iterable<StoredReport>,
+  reports: AsyncIterable<StoredReport[]> | StoredReport[],
   period: { since: number; until: number },
   servedDurationS: number | null,
 ): Promise<Summary> {
   const builder = new SummaryBuilder();
-  for await (const stored of reports) if (stored.at <= period.until) builder.add(stored);
+  for await (const batch of Array.isArray(reports) ? [reports] : reports)
+    for (const stored of batch) if (stored.at <= period.until) builder.add(stored);
   return builder.result(period, servedDurationS);
 }

@@ -12,6 +12,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -29,10 +30,11 @@ import {
 } from '../../config/field-report.js';
 import { clientConfig } from '../../config/settings.js';
 import { startRedis, type RedisServer } from '../../scripts/test-support/redis-server.js';
-import { REPORTS_FILE } from '../../server/file-report-store.js';
+import { FileReportStore, REPORTS_FILE } from '../../server/file-report-store.js';
 import { createMetrics } from '../../server/metrics.js';
 import { summarize } from '../../server/report-summary.js';
-import type { StoredReport } from '../../server/report-store.js';
+import { RedisReportStore } from '../../server/redis-report-store.js';
+import type { ReportStore, StoredReport } from '../../server/report-store.js';
 import {
   cheapPasswordHash,
   fakeClock,
@@ -428,6 +430,28 @@ describe('the file store (no REDIS_URL)', { timeout: 60_000 }, () => {
   });
 });
 
+/** Every report a store's `since(0)` yields, batches joined. */
+async function readAll(store: ReportStore): Promise<StoredReport[]> {
+  const all: StoredReport[] = [];
+  for await (const batch of store.since(0)) all.push(...batch);
+  return all;
+}
+
+describe('the store in a file', () => {
+  it('reads a file longer than one read (1 MiB) whole: no line is cut where a read ends', async () => {
+    const options = { dir: dataDir, retentionMs: DAY_MS, now: Date.now };
+    const store = new FileReportStore(options);
+    // About 700 bytes a line: views of many ranges.
+    const seen = Array.from({ length: 30 }, (_, n): [number, number] => [3 * n, 3 * n + 2]);
+    const reports = Array.from({ length: 4_000 }, () => viewReport({ seen }));
+    await Promise.all(reports.map((one) => store.add('d', one)));
+    await store.close();
+    expect(statSync(join(dataDir, REPORTS_FILE)).size).toBeGreaterThan(2 * 1024 * 1024);
+    const read = await readAll(new FileReportStore(options));
+    expect(read.map(({ report }) => report.id)).toEqual(reports.map(({ id }) => id));
+  });
+});
+
 // Redis restarts and child processes take seconds on a loaded machine.
 describe('the store in Redis', { timeout: 60_000 }, () => {
   let redis: RedisServer;
@@ -496,6 +520,18 @@ describe('the store in Redis', { timeout: 60_000 }, () => {
       await redis.restart();
     }
     await app.close();
+  });
+
+  it('reads a period longer than one page (1,000 entries) whole, in order, each report once', async () => {
+    const store = new RedisReportStore(client, DAY_MS);
+    const reports = Array.from({ length: 2_345 }, (_, n) => viewReport({ firstFrameMs: n }));
+    for (let n = 0; n < reports.length; n += 200)
+      await Promise.all(reports.slice(n, n + 200).map((one) => store.add('d', one)));
+    const read = await readAll(store);
+    expect(read.map(({ report }) => report.id).sort()).toEqual(reports.map(({ id }) => id).sort());
+    // Oldest first: by the stream's ids, which Redis gives in the order it kept them.
+    const ats = read.map(({ at }) => at);
+    expect(ats).toEqual([...ats].sort((a, b) => a - b));
   });
 
   it('npm run report reads Redis when REDIS_URL is set', async () => {

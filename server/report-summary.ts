@@ -60,6 +60,8 @@ export interface Summary {
   stallSeconds: number;
   minutesPlayed: number;
   offlineViews: number;
+  /** Views that seeked at least once (skipped ahead or went back): the graph shows where to. */
+  viewsWithSeeks: number;
   /** Views whose page came from the service worker. */
   fromWorker: number;
   /** Views that ended on an error, by the page's code. */
@@ -96,6 +98,7 @@ interface View {
   firstFrameMs?: number;
   offline: boolean;
   fromWorker: boolean;
+  seeks: number;
 }
 
 /** Sorted, joined ranges: a second seen in two parts of a view is seen once. */
@@ -149,7 +152,7 @@ class SummaryBuilder {
   private addView(report: ViewReport): void {
     let view = this.views.get(report.view);
     if (!view) {
-      view = { seen: [], durationS: report.durationS, offline: false, fromWorker: false };
+      view = { seen: [], durationS: report.durationS, offline: false, fromWorker: false, seeks: 0 };
       this.views.set(report.view, view);
       this.sums[report.device] += 1;
       const { family, major, engine } = report.browser;
@@ -162,6 +165,7 @@ class SummaryBuilder {
       view.firstFrameMs = Math.min(view.firstFrameMs ?? Infinity, report.firstFrameMs);
     view.offline ||= report.offline === true;
     view.fromWorker ||= report.fromWorker === true;
+    view.seeks += report.seeks;
     if (report.error) bump(this.errors, report.error);
     this.sums.stalls += report.stalls;
     this.sums.stallSeconds += report.stallS;
@@ -211,10 +215,12 @@ class SummaryBuilder {
     let completed = 0;
     let offline = 0;
     let fromWorker = 0;
+    let seeked = 0;
     const frames: number[] = [];
     for (const view of this.views.values()) {
       if (view.offline) offline += 1;
       if (view.fromWorker) fromWorker += 1;
+      if (view.seeks > 0) seeked += 1;
       if (view.firstFrameMs !== undefined) frames.push(view.firstFrameMs);
       let seen = 0;
       for (const [from, to] of joined(view.seen)) {
@@ -271,6 +277,7 @@ class SummaryBuilder {
       stallSeconds: this.sums.stallSeconds,
       minutesPlayed,
       offlineViews: offline,
+      viewsWithSeeks: seeked,
       fromWorker,
       errors: this.errors,
       mediaBytes: this.sums.mediaBytes,

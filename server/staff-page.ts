@@ -199,6 +199,11 @@ ${periodForm(base, period)}
           `${n(summary.completed)} vieron al menos el 90 %`,
         ),
         figure('Sin conexión', n(summary.offlineViews), 'visitas de la copia descargada'),
+        figure(
+          'Con saltos',
+          percent(summary.viewsWithSeeks, views),
+          `${n(summary.viewsWithSeeks)} adelantaron o volvieron atrás`,
+        ),
       ].join('')}</dl>`,
     ),
     section('Segundos vistos', engagement(summary, chapters)),

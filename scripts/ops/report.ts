@@ -93,6 +93,7 @@ function readable(summary: Summary): string {
     `Visitas: ${n(views)} (teléfono ${n(summary.deviceClasses.phone)}, computadora ${n(summary.deviceClasses.desktop)}), desde ${n(summary.devices)} ${summary.devices === 1 ? 'sesión' : 'sesiones'}`,
     `Completas (vieron al menos el 90 % del video): ${n(summary.completed)}${share(summary.completed)}`,
     `Sin conexión (desde la copia descargada): ${n(summary.offlineViews)}${share(summary.offlineViews)}`,
+    `Con saltos (adelantaron o volvieron atrás): ${n(summary.viewsWithSeeks)}${share(summary.viewsWithSeeks)}`,
     `Primer cuadro: mediana ${ms(frame.p50)} · p75 ${ms(frame.p75)} · p95 ${ms(frame.p95)}`,
     `Cortes: ${summary.stallsPerMinute === null ? '–' : n(summary.stallsPerMinute)} por minuto de reproducción (${n(summary.stallSeconds)} s en ${n(summary.minutesPlayed)} min)`,
     `Calidades (segundos reproducidos): ${list(summary.renditions)}`,

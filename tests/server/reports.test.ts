@@ -587,6 +587,19 @@ describe('the summary', () => {
     });
   });
 
+  it('counts the views that seeked, once each, whichever part said so', async () => {
+    const view = randomId();
+    const reports = [
+      viewReport({ seeks: 0 }),
+      viewReport({ seeks: 3 }),
+      // Seeked only in its later part, which came first: one view with seeks.
+      viewReport({ view, part: 1, seeks: 2 }),
+      viewReport({ view, seeks: 0 }),
+      viewReport({ seeks: 1 }),
+    ].map((report) => stored(report));
+    expect(await summarize(reports, period, 90)).toMatchObject({ views: 4, viewsWithSeeks: 3 });
+  });
+
   it('sums first frames, stalls, offline views, downloads, renditions, browsers and Web Vitals', async () => {
     const reports = [
       viewReport({ firstFrameMs: 1000, stalls: 2, renditions: { '360p': 60 }, offline: true }),

@@ -253,6 +253,7 @@ describe("the staff page's figures", () => {
         seen: [[0, 85]],
         firstFrameMs: 3200,
         stalls: 0,
+        seeks: 0,
         renditions: { '720p': 85 },
       }),
     );
@@ -285,6 +286,9 @@ describe("the staff page's figures", () => {
     expect(figureOf(html, 'Dispositivos')).toBe(es.format(summary.devices));
     expect(figureOf(html, 'Completas')).toBe(`${es.format((100 * summary.completed) / 3)} %`);
     expect(figureOf(html, 'Sin conexión')).toBe(String(summary.offlineViews));
+    // The two phone views seeked (the reports' default), the desktop one did not.
+    expect(summary.viewsWithSeeks).toBe(2);
+    expect(figureOf(html, 'Con saltos')).toBe(`${es.format(200 / 3)} %`);
     expect(figureOf(html, 'Primer cuadro, mediana')).toBe(
       `${es.format(summary.firstFrameMs.p50! / 1000)} s`,
     );

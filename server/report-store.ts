@@ -18,8 +18,7 @@ export interface ReportStore {
   add(device: string, report: FieldReport): Promise<boolean>;
   /**
    * The reports received since `sinceMs` and within the retention, oldest first, in batches as
-   * they are read (a summary of 100,000 views would otherwise spend a fifth of its time awaiting
-   * one report at a time).
+   * they are read: an await per report adds up over a long period (docs/benchmarks.md).
    */
   since(sinceMs: number): AsyncIterable<StoredReport[]>;
   /** Writes what is pending; the process may exit after it. */

@@ -60,7 +60,7 @@ export interface Summary {
   stallSeconds: number;
   minutesPlayed: number;
   offlineViews: number;
-  /** Views that seeked at least once (skipped ahead or went back): the graph shows where to. */
+  /** Views that seeked at least once (skipped ahead or went back), over all their parts. */
   viewsWithSeeks: number;
   /** Views whose page came from the service worker. */
   fromWorker: number;

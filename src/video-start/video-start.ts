@@ -7,6 +7,7 @@
  */
 import type { MediaInfo } from '../../config/media-layout';
 import type { SessionStorage } from '../../machines/session';
+import { readRecord } from '../offline/download-store';
 import {
   hasMediaSource,
   mediaUrls,
@@ -17,7 +18,6 @@ import { levelsFor, saveEstimate } from '../screens/video-player/quality';
 import { readPosition } from '../screens/video-player/resume-position';
 import type { AdaptivePlayer, LoadAdaptive } from './contract';
 import { showFirstFrame } from './first-frame';
-import { readRecord } from '../offline/download-store';
 import { ask, mediaRequests } from './media-requests';
 import { importSegmentKey } from './segment-crypto';
 import { firstRequests, planStart, requestsAhead, type StartPlan } from './start-plan';

@@ -1,7 +1,8 @@
 /** The adaptive video on rural links (issue 14), 60 s from navigation: docs/benchmarks.md. */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_FILE, PUBLISHED, parsePointer, type Manifest } from '../../config/media-layout';
+import { PUBLISHED, type Manifest } from '../../config/media-layout';
+import { readPointer } from '../ops/media-versions';
 import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
@@ -24,12 +25,11 @@ export async function mediaSite(site: Site, name: string, signal: AbortSignal) {
     console.log(`  making a 180 s 1280×720 source (minutes, cached in ${CACHE})`);
     makeClip(source, 180, { size: '1280x720', fps: 30, tone: 300, noisyKbps: 2800 });
   }
-  if (!existsSync(join(mediaDir, CURRENT_FILE))) {
+  if (!readPointer(mediaDir)) {
     console.log('  publishing it with prepare-video (minutes, cached)');
     await prepareVideo(source, mediaDir);
   }
-  const { version } = parsePointer(readFileSync(join(mediaDir, CURRENT_FILE), 'utf8'))!;
-  const folder = join(mediaDir, version);
+  const folder = join(mediaDir, readPointer(mediaDir)!.version);
   const manifest = JSON.parse(readFileSync(join(folder, PUBLISHED.manifest), 'utf8')) as Manifest;
   const on = await benchSite(site, `${name}-server`, signal, { MEDIA_DIR: mediaDir });
   return { folder, manifest, site: on };
@@ -40,11 +40,9 @@ type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
 /** On the phone's size, the throttled link and the machine's own CPU: the stalls are the link's. */
 async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Scenario) {
   const [tab, url] = [await browser.tab(PHONE, { link, slowCpu: false }), videoScreen(site)];
-  await (
-    await returningVisitor(site)
-  )(tab, url);
-  const watch = await watchVideo(tab, 'loadstart');
-  const requests = trackRequests(tab);
+  const visitor = await returningVisitor(site);
+  await visitor(tab, url);
+  const [watch, requests] = [await watchVideo(tab, 'loadstart'), trackRequests(tab)];
   await tab.navigate(url, false);
   const startedAt = Date.now();
   const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
@@ -65,7 +63,7 @@ async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Sce
       return !!video && !video.paused && video.readyState < 3;
     });
   }
-  // Bytes on the wire, or what came so far (media data comes without its encoded length).
+  // On the wire, or what came so far (media data comes without its encoded length).
   let down = 0;
   for (const { wire, chunks } of requests.all())
     down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
@@ -103,10 +101,8 @@ const FIGURES = {
 const NAME = 'Adaptive video (3 min 720p source, phone, DevTools throttling, 60 s)';
 export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (site, signal) => {
   const { manifest, site: on } = await mediaSite(site, 'adaptive', signal);
-  const ladder = manifest.rungs.map(
-    (r) => `${r.height}p ${Math.round(r.averageBandwidth / 1000)}k`,
-  );
-  console.log(`  ladder: ${ladder.join(', ')}`);
+  const rungs = manifest.rungs.map((r) => `${r.height}p ${Math.round(r.averageBandwidth / 1e3)}k`);
+  console.log(`  ladder: ${rungs.join(', ')}`);
   const browser = await launchBrowser(signal);
   const watch = async (scenario: Scenario) => {
     const run = await runOnce(browser, on, scenario);
@@ -120,6 +116,8 @@ export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (si
   const stalls = (r: Run) =>
     reading(`${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, stallsOf(r), describe(r));
   const lower = drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop;
+  const dropped = `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`;
+  const edgeSeen = `${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`;
   return {
     fastFrame: { value: frameOf(fast), measured: fast.firstFrameAt },
     fastStalls: stalls(fast),
@@ -128,15 +126,9 @@ export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (si
     slowStalls: stalls(slow),
     slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
     dropStalls: stalls(drop),
-    dropLower: reading(
-      `${drop.heightAtEnd}p at the end, ${drop.heightBeforeDrop}p at the drop`,
-      lower,
-    ),
+    dropLower: reading(dropped, lower),
     seek: reading(seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs), seek.seekMs),
-    edge: reading(
-      `first frame ${frameOf(edge)}, ${stallsOf(edge)} stalls, ${edge.currentTime.toFixed(0)} s seen, ~${heightOf(edge)}p`,
-      edge.firstFrameAt,
-    ),
+    edge: reading(`first frame ${frameOf(edge)}, ${edgeSeen}`, edge.firstFrameAt),
     bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
   };
 });

@@ -16,6 +16,7 @@ import { BENCH_SERVER_ENV, describeLoad, loadMeasurement, redisMeasurement } fro
 import { startBenchServer } from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
 import { proxyMeasurement } from './proxy';
+import { reportsMeasurement } from './reports';
 import { screensMeasurement } from './screens';
 import { slowClientsMeasurement } from './slow-clients';
 import { videoMeasurement } from './video';
@@ -26,7 +27,7 @@ const MEASUREMENTS = {
   ...{ adaptive: adaptiveMeasurement, 'first-visit': firstVisitMeasurement },
   ...{ offline: offlineMeasurement, lighthouse: lighthouseMeasurement, load: loadMeasurement },
   ...{ redis: redisMeasurement, proxy: proxyMeasurement, crowd: crowdMeasurement },
-  ...{ slow: slowClientsMeasurement },
+  ...{ slow: slowClientsMeasurement, reports: reportsMeasurement },
 };
 type Name = keyof typeof MEASUREMENTS;
 
@@ -75,14 +76,10 @@ async function main(): Promise<number> {
       rows.push(...outcome.rows);
       if (outcome.error) errors.push(outcome.error);
     }
-    const durationS = Math.round((Date.now() - started) / 1000);
-    const report = {
-      date: new Date().toISOString(),
-      durationS,
-      conditions: conditions(loadBefore),
-    };
-    await writeReport({ ...report, rows });
-    console.log(`\n${await toMarkdown({ ...report, rows })}`);
+    const [date, durationS] = [new Date().toISOString(), Math.round((Date.now() - started) / 1000)];
+    const report = { date, durationS, conditions: conditions(loadBefore), rows };
+    await writeReport(report);
+    console.log(`\n${await toMarkdown(report)}`);
     for (const row of rows) if (row.note) console.log(`- ${row.figure}: ${row.note}`);
     const met = rows.filter((row) => row.met !== false).length;
     console.log(`\n${met}/${rows.length} targets met. Written to reports/bench.json and .md.`);

@@ -14,9 +14,8 @@ export const link = (latency: number, downBits: number, upBits: number, share = 
   uploadThroughput: (upBits / 8) * share,
 });
 export type Link = ReturnType<typeof link>;
-/** DevTools' presets: "Fast 3G", 1.6 Mbit/s and 750 kbit/s at 90 %, 150 ms RTT × 3.75… */
+/** DevTools' presets "Fast 3G" and "Slow 3G": its figures, RTT scaled and throughput shared. */
 export const FAST_3G = link(150 * 3.75, 1.6e6, 750e3, 0.9);
-/** …and "Slow 3G", 500 kbit/s at 80 %, 400 ms RTT × 5. */
 export const SLOW_3G = link(400 * 5, 500e3, 500e3, 0.8);
 /** No network at all (navigator.onLine false too). */
 export const OFFLINE: Link = { ...link(0, -8, -8), offline: true };
@@ -112,9 +111,8 @@ export async function launchBrowser(signal: AbortSignal) {
     await page.Network.setCacheDisabled({ cacheDisabled: !cache });
     await setLink(link);
     if (slowCpu) await page.Emulation.setCPUThrottlingRate({ rate: CPU_SLOWDOWN });
-    const { width, height, deviceScaleFactor, mobile } = viewport;
-    await page.Emulation.setDeviceMetricsOverride({ width, height, deviceScaleFactor, mobile });
-    await page.Emulation.setTouchEmulationEnabled({ enabled: mobile });
+    await page.Emulation.setDeviceMetricsOverride(viewport);
+    await page.Emulation.setTouchEmulationEnabled({ enabled: viewport.mobile });
     await page.Emulation.setLocaleOverride({ locale: 'es-AR' });
 
     // Requests in flight, but for media: a paused video keeps its request open.
@@ -138,9 +136,7 @@ export async function launchBrowser(signal: AbortSignal) {
       return result.value as T;
     };
     return {
-      /** The tab's own protocol client, for its events and what the bench does not wrap. */
-      cdp: page,
-      ...{ contextId: browserContextId, setLink, evaluate },
+      ...{ cdp: page, contextId: browserContextId, setLink, evaluate },
       /** Runs `fn(arg)` in every document of this tab before its own scripts. */
       beforeScripts: <A>(fn: (arg: A) => void, arg?: A) =>
         page.Page.addScriptToEvaluateOnNewDocument({ source: pageSource(fn, arg) }),
@@ -151,7 +147,7 @@ export async function launchBrowser(signal: AbortSignal) {
         if (errorText) throw new Error(`${url}: ${errorText}`);
         if (untilLoad) await loaded;
       },
-      /** Polls `fn` every 100 ms until it returns true (true) or `timeoutMs` passes (false). */
+      /** True once `fn` is, false if `timeoutMs` passes first. */
       waitFor: (fn: () => boolean, timeoutMs: number) => poll(() => evaluate(fn), timeoutMs),
       /** Resolves once no request (but media) has been in flight for `ms`, or after `atMostMs`. */
       quiet: (ms: number, atMostMs: number) =>
@@ -167,11 +163,10 @@ export async function launchBrowser(signal: AbortSignal) {
   return { tab };
 }
 
-/** Where the answer starts in its file and the file's size (Content-Range, or a 200's length). */
-type Place = { start: number; size: number | null };
-/** Chunks: [time, decoded, encoded bytes] (encoded is 0 for media data); wire: once finished. */
-type Data = { chunks: [number, number, number][]; wire: number | null };
-type Tracked = { type?: string; method: string; url: string; sentAt: number } & Place & Data;
+/** start, size: from Content-Range or a 200's length; wire: the bytes on it, once finished. */
+type Data = { start: number; size: number | null; wire: number | null; chunks: Chunk[] };
+export type Chunk = [time: number, decoded: number, encoded: number]; // encoded: 0 for media data
+type Tracked = Data & { type?: string; method: string; url: string; sentAt: number };
 
 /** Every request of `tab` from now on, the bytes sent up; clock(): protocol times as page times. */
 export function trackRequests(tab: Tab) {
@@ -180,8 +175,8 @@ export function trackRequests(tab: Tab) {
   let [up, documentAt] = [0, null as number | null];
   Network.requestWillBeSent(({ requestId, request, type, timestamp: sentAt }) => {
     const { method, url, postData } = request;
-    const data: Data = { chunks: [], wire: null };
-    requests.set(requestId, { type, method, url, sentAt, start: 0, size: null, ...data });
+    const data: Data = { start: 0, size: null, wire: null, chunks: [] };
+    requests.set(requestId, { type, method, url, sentAt, ...data });
     if (type === 'Document') documentAt ??= sentAt;
     up += postData?.length ?? 0;
   });
@@ -224,11 +219,9 @@ export async function returningVisitor(site: Site) {
   // With the publish's key, as the signin stores it: offline, a copy has only its rendition's.
   const stored: [string, string][] = [[SESSION_KEY, JSON.stringify(session)]];
   if (videoKey) stored.push([VIDEO_KEY_KEY, JSON.stringify(videoKey)]);
+  const pairs = cookie.split('; ').map((pair) => pair.split(/=(.*)/s)); // name, value
   return async (tab: Tab, url: string) => {
-    const cookies = cookie.split('; ').map((pair) => {
-      const [name = '', ...value] = pair.split('=');
-      return { url, name, value: value.join('=') };
-    });
+    const cookies = pairs.map(([name = '', value = '']) => ({ url, name, value }));
     await tab.cdp.Network.setCookies({ cookies });
     await tab.beforeScripts((all) => all.forEach(([k, v]) => localStorage.setItem(k, v)), stored);
   };

@@ -31,7 +31,6 @@ export function eagerAssetUrls(html: string): string[] {
 export function eagerAssets(distDir: string, base: string): { name: string; bytes: number }[] {
   const html = readFileSync(join(distDir, 'index.html'), 'utf8');
   return eagerAssetUrls(html).map((url) => {
-    // `/capacitacion/assets/x.js` → `dist/assets/x.js`
     const path = url.startsWith(`${base}/`) ? url.slice(base.length + 1) : url;
     const bytes = gzipSync(readFileSync(join(distDir, path.replace(/^\//, ''))), { level: 9 });
     return { name: url.split('/').pop() ?? url, bytes: bytes.length };

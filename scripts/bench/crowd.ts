@@ -11,7 +11,7 @@ import { benchSecrets } from './load';
 import { atEnd, exactly, figure, holds, quantile, seconds, sleep, section } from './measure';
 
 const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
-/** The app's own wait for a signin's answer (src/api/signin.ts); status 0: none in that time. */
+/** The app's own wait for a signin's answer; status 0: none in that time. */
 const SIGNIN_TIMEOUT_MS = clientConfig(process.env).signinTimeoutMs;
 
 /** The most failures one address may have within `ms` of its first, by the servers' limits. */
@@ -23,6 +23,7 @@ function allowed(ms: number) {
   return failures;
 }
 
+const pairOf = (line: string) => line.split(';', 1)[0]!.split(/=(.*)/s); // name, value
 /** A browser of its own: a cookie jar, the app's timeout, a connection per press unless `agent`. */
 export function browser(username: string, agent: Agent | false = false) {
   const jar = new Map<string, string>();
@@ -35,17 +36,15 @@ export function browser(username: string, agent: Agent | false = false) {
       body: signinBody(username, password),
       ...{ localAddress: '127.0.0.1', agent, timeoutMs: SIGNIN_TIMEOUT_MS },
     }).catch((): Answer => ({ status: 0, headers: {}, body: '', bytes: 0 }));
-    for (const line of answer.headers['set-cookie'] ?? []) {
-      const [name = '', ...value] = line.split(';', 1)[0]!.split('=');
-      jar.set(name, value.join('='));
-    }
+    for (const [name = '', value = ''] of (answer.headers['set-cookie'] ?? []).map(pairOf))
+      jar.set(name, value);
     const retryMs = Number(answer.headers['retry-after'] ?? 1) * 1000;
     return { status: answer.status, ms: performance.now() - started, device, retryMs };
   };
   return Object.assign(press, { cookie });
 }
 type Browser = ReturnType<typeof browser>;
-/** `first`: the visitor's first press with the right password; `device`: with its cookie. */
+/** `first`: the visitor's first right press; `device`: with its cookie. */
 type Press = { status: number; ms: number; right: boolean; first: boolean; device: boolean };
 
 async function crowd(origin: string, password: string, browsers: Browser[], guesser?: Browser) {
@@ -60,8 +59,7 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
     }
     guessed.seconds = (performance.now() - started) / 1000;
   })();
-  // Each visitor arrives within ARRIVALS_MS; one in TYPO_EVERY mistypes once, sees the error
-  // for a second and types it right; a refusal is waited out, unless past GIVE_UP_MS.
+  // One in TYPO_EVERY mistypes once; a refusal is waited out, unless past GIVE_UP_MS.
   const visit = async (press: Browser, visitor: number) => {
     await sleep(Math.random() * ARRIVALS_MS);
     const arrived = performance.now();
@@ -90,7 +88,7 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
     rightRefused: count((p) => p.status === 429 && p.right),
     unanswered: count((p) => p.status === 0),
     firstRightUnanswered: count((p) => p.status === 0 && p.first),
-    /** Failures counted on the address: the guesser's, and typos without a device cookie. */
+    // The guesser's failures, and typos without a device cookie.
     addressFailures: guessed.failures + count((p) => p.status === 401 && !p.right && !p.device),
   };
 }

@@ -7,20 +7,17 @@ import { firstFragmentBytes } from '../ops/fragments';
 import { clearSegment } from '../ops/media-crypto';
 import { mediaSite } from './adaptive';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
-import type { Browser, Link, Tab } from './browser';
-import { REFERENCE, atMost, kilobytes, median, poll, seconds, sleep, section } from './measure';
+import { videoScreen, type Browser, type Link, type Tab } from './browser';
+import { REFERENCE, atMost, figure, kilobytes, median, poll, seconds, sleep } from './measure';
+import { section } from './measure';
 import type { Figure, Reading, Site } from './measure';
 import { watchVideo } from './watch-video';
 
-const RUNS = 3;
-const WAIT_MS = 60_000;
+const [RUNS, WAIT_MS] = [3, 60_000];
 const LINKS = { 'Slow 3G': SLOW_3G, 'Fast 3G': FAST_3G };
 type LinkName = keyof typeof LINKS;
 
-/**
- * What the first frame needs of the smallest rendition, from its playlist: its init and its first
- * segment's first fragment (a Media Source shows a fragment once whole); a byte range's size.
- */
+/** The first frame's need: the smallest rendition's init and first fragment (shown once whole). */
 function startBytes(folder: string, manifest: Manifest): number {
   const rung = manifest.rungs.reduce((low, each) => (each.height < low.height ? each : low));
   const playlist = readFileSync(join(folder, rung.dir, 'index.m3u8'), 'utf8');
@@ -34,11 +31,7 @@ function startBytes(folder: string, manifest: Manifest): number {
   return size(init[1]!, init[2]) + fragment;
 }
 
-/**
- * A tab watching its video and its requests; `end()` waits for the first frame and gives it,
- * when the signin left, the page's bytes, and the bytes on the wire between two page times (each
- * answer's length on the wire shared out by its chunks).
- */
+/** A tab watching its video and requests; `end()`: the first frame, the signin, bytes by time. */
 async function visit(browser: Browser, link: Link, before?: Tab, workers = false) {
   const options = { link, slowCpu: false, cache: !!before, contextId: before?.contextId, workers };
   const tab = await browser.tab(PHONE, options);
@@ -80,7 +73,7 @@ async function firstVisit(browser: Browser, site: Site, link: Link, typingMs: nu
     await tab.evaluate(() => document.querySelector<HTMLElement>('input[type=password]')?.focus());
     await tab.cdp.Input.insertText({ text: site.password });
     await sleep(typingMs);
-    // "Ingresar" pressed at its centre (a mouse press and release) every 50 ms until the signin leaves.
+    // A mouse press and release at its centre every 50 ms until the signin leaves.
     let pressed: number | undefined;
     const press = async () => {
       if (signinLeft()) return true;
@@ -102,21 +95,13 @@ async function firstVisit(browser: Browser, site: Site, link: Link, typingMs: nu
   }
 }
 
-/**
- * A returning visitor opens the video screen: with nothing cached; after a visit that cached the
- * app (every /api/video* blocked) and with the service worker bypassed ('http'); or served by
- * the service worker that visit installed, the worker's own target throttled too ('worker').
- */
+/** A returning visitor opens the video screen: nothing cached, the app cached, or the worker's. */
 async function comeBack(browser: Browser, site: Site, link: Link, cached?: 'http' | 'worker') {
-  const url = `${site.origin}${site.base}/VideoPlayer`;
-  const visitor = await returningVisitor(site);
-  const before = cached
-    ? await browser.tab(PHONE, { link, slowCpu: false, cache: true })
-    : undefined;
+  const [url, visitor] = [videoScreen(site), await returningVisitor(site)];
+  const before = cached && (await browser.tab(PHONE, { link, slowCpu: false, cache: true }));
   if (before) {
     await visitor(before, url);
-    // The worker registers after the video's first frame: that visit plays, and the HTTP cache
-    // is emptied after it (the worker's own cache stays). The other keeps no media at all.
+    // The worker registers after the first frame: that visit plays; the other keeps no media.
     if (cached === 'http') await before.cdp.Network.setBlockedURLs({ urls: ['*/api/video*'] });
     await before.navigate(url, false);
     await before.quiet(2_000, 30_000);
@@ -129,7 +114,7 @@ async function comeBack(browser: Browser, site: Site, link: Link, cached?: 'http
   }
   const { tab, end } = await visit(browser, link, before, cached === 'worker');
   try {
-    // DevTools' throttling on this page would not slow the worker's requests (3.49 s, unthrottled).
+    // Else the worker, unthrottled here, would serve the page.
     if (cached === 'http') await tab.cdp.Network.setBypassServiceWorker({ bypass: true });
     await visitor(tab, url);
     await tab.navigate(url, false);
@@ -140,37 +125,31 @@ async function comeBack(browser: Browser, site: Site, link: Link, cached?: 'http
   }
 }
 
-/** Each figure: its text, Slow 3G's target (issues 27 and 45; on Fast 3G 1.25× the floor), its floor's round trips. */
+/** Text, Slow 3G's target (on Fast 3G: 1.25× the floor), the floor's round trips. */
+const [BACK, TO_FRAME] = ['Returning visitor, LINK', 'navigation → first frame'];
 const FIGURES = {
   paint: ['First visit, LINK: login first paint', null, 1],
   signin: ['First visit, LINK: a press first starts the signin, after the paint', 300, 0],
   atPaint: ['First visit, LINK: press at the paint → first frame', 2_500, 1],
   typed: ['First visit, LINK: press after 4 s of typing → first frame', 2_500, 1],
   bytes: ['First visit, LINK: bytes before / after the press (4 s of typing)', null, 0],
-  fresh: ['Returning visitor, LINK, nothing cached: navigation → first frame', 5_000, 2],
-  cached: ['Returning visitor, LINK, app in the HTTP cache: navigation → first frame', 4_600, 2],
-  worker: [
-    'Returning visitor, LINK, a service worker serves the page: navigation → first frame',
-    2_600,
-    1,
-  ],
+  fresh: [`${BACK}, nothing cached: ${TO_FRAME}`, 5_000, 2],
+  cached: [`${BACK}, app in the HTTP cache: ${TO_FRAME}`, 4_600, 2],
+  worker: [`${BACK}, a service worker serves the page: ${TO_FRAME}`, 2_600, 1],
 } as const;
 type Name = keyof typeof FIGURES;
 type Key = `${LinkName}: ${Name}`;
 const byFloor = (link: LinkName, name: Name) =>
   link === 'Fast 3G' && FIGURES[name][2] > 0 && FIGURES[name][1] !== null;
 
+const onFloor = atMost(1.25, (n) => `${n}× its floor`);
 const figures = () =>
   Object.fromEntries(
     (Object.keys(LINKS) as LinkName[]).flatMap((link) =>
       (Object.keys(FIGURES) as Name[]).map((name) => {
         const [text, limit] = FIGURES[name];
-        const target = byFloor(link, name)
-          ? atMost(1.25, (n) => `${n}× its floor`)
-          : limit === null
-            ? REFERENCE
-            : atMost(limit, seconds);
-        return [`${link}: ${name}`, { figure: text.replace('LINK', link), target }];
+        const target = byFloor(link, name) ? onFloor : limit ? atMost(limit, seconds) : REFERENCE;
+        return [`${link}: ${name}`, figure(text.replace('LINK', link), target)];
       }),
     ),
   ) as Record<Key, Figure>;
@@ -179,27 +158,22 @@ type Visit = Awaited<ReturnType<typeof firstVisit>>;
 type Return = Awaited<ReturnType<typeof comeBack>>;
 type Run = { atPaint: Visit; typed: Visit; fresh: Return; cached: Return; worker: Return };
 
-/** One link's figures: medians, each beside its floor (round trips, and the bytes at the link's rate). */
+/** One link's medians, each beside its floor: round trips and the bytes at the link's rate. */
 function readings(link: LinkName, runs: Run[], start: number): Record<Name, Reading> {
-  const { latency, downloadThroughput } = LINKS[link];
-  const med = (of: (run: Run) => number | null | undefined) =>
-    median(runs.map((run) => of(run) ?? null));
+  const { latency, downloadThroughput: rate } = LINKS[link];
+  const med = (of: (r: Run) => number | null | undefined) => median(runs.map((r) => of(r) ?? null));
   // The page's own bytes (the same in every run) count where the page comes over the link.
   const [loginHtml, html] = [runs[0]!.atPaint.html, runs[0]!.fresh.html];
   const floorBytes = { paint: loginHtml, fresh: html + start } as Partial<Record<Name, number>>;
   const timed = (name: Name, of: (run: Run) => number | null) => {
     const value = med(of);
-    const least =
-      FIGURES[name][2] * latency + (1000 * (floorBytes[name] ?? start)) / downloadThroughput;
+    const least = FIGURES[name][2] * latency + (1000 * (floorBytes[name] ?? start)) / rate;
     const ratio = value === null ? null : value / least;
     const text = `${seconds(value)} (floor ${seconds(least)}${ratio ? `, ${ratio.toFixed(1)}×` : ''})`;
     return { value: text, measured: byFloor(link, name) ? ratio : value };
   };
-  const [signin, before, after] = [
-    med((r) => r.atPaint.signin),
-    med((r) => r.typed.before),
-    med((r) => r.typed.after),
-  ];
+  const [signin, after] = [med((r) => r.atPaint.signin), med((r) => r.typed.after)];
+  const before = med((r) => r.typed.before);
   return {
     paint: timed('paint', (r) => r.atPaint.paint),
     signin: { value: `+${seconds(signin)}`, measured: signin },
@@ -212,14 +186,8 @@ function readings(link: LinkName, runs: Run[], start: number): Record<Name, Read
   };
 }
 
-/** Far more than a journey takes (its own waits end within WAIT_MS each). */
+/** A journey, again once if it fails or has not ended in 4× WAIT_MS (docs/benchmarks.md). */
 const JOURNEY_MS = 4 * WAIT_MS;
-
-/**
- * A journey, run again once if it fails or does not end: about one run in ten stopped answering,
- * tabs at about:blank and the machine idle, while a worker of a closed context stayed listed
- * (browser.ts now bounds the wait for each worker). The second try is said in the log.
- */
 async function once<T>(journey: () => Promise<T>): Promise<T> {
   const stuck = () => new Error(`no end after ${JOURNEY_MS / 1000} s`);
   const bounded = () =>

@@ -8,7 +8,8 @@ import { hashPassword } from '../../server/password';
 import { startRedis } from '../test-support/redis-server';
 import { SIGNIN_PATH, residentBytes, signedIn, signinBody } from '../test-support/test-server';
 import { startServer } from '../test-support/test-server';
-import { atEnd, atMost, cannon, exactly, figure, quantile, sleep, section } from './measure';
+import { atEnd, atMost, cannon, exactly, figure, quantile, reading, sleep } from './measure';
+import { section } from './measure';
 import type { Reading, Site } from './measure';
 
 /** As in production, but with per-address limits that let the flood's signins reach the hashing. */
@@ -17,7 +18,6 @@ export const BENCH_SERVER_ENV = {
   ...{ SIGNIN_MAX_FAILURES_PER_HOUR: '100', SIGNIN_MAX_REQUESTS_PER_MINUTE: '10000' },
 };
 
-/** A server's own password hash and session secret. */
 export const benchSecrets = async (password: string) => ({
   PASSWORD_HASH: await hashPassword(password),
   SESSION_SECRET: randomBytes(48).toString('base64'),
@@ -78,12 +78,16 @@ if (process.env.BENCH_FLOOD) {
   });
   instance.once('start', () => process.send?.({ kind: 'started' }));
   const { statusCodeStats = {}, requests } = await instance;
-  const statusCounts = Object.entries(statusCodeStats).map(([code, n]) => `${n.count}× ${code}`);
-  process.send?.({ kind: 'done', statusCounts, total: requests.total }, () => process.exit(0));
+  const counts = Object.entries(statusCodeStats).map(([code, n]) => `${n.count}× ${code}`);
+  const summary = `${requests.total} signins (${counts.join(', ')})`;
+  process.send?.({ kind: 'done', summary }, () => process.exit(0));
 }
 
+/** What floods the server beside the probes: `started` once it runs, `done` with what it sent. */
+export type Flood = { started: Promise<unknown>; done: Promise<string> };
+
 /** The flood in its own process at a lower priority: in production its CPU is the attacker's. */
-function startFlood({ origin, username, password }: Site, signal: AbortSignal) {
+function startFlood({ origin, username, password }: Site, signal: AbortSignal): Flood {
   const child = fork(fileURLToPath(import.meta.url), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, BENCH_FLOOD: JSON.stringify({ origin, username, password }) },
@@ -96,26 +100,28 @@ function startFlood({ origin, username, password }: Site, signal: AbortSignal) {
       child.on('message', (m: { kind: string }) => m.kind === kind && resolve(m as T));
       child.once('exit', (code) => reject(new Error(`the flood exited (${code}) before ${kind}`)));
     });
-  const done = message<{ statusCounts: string[]; total: number }>('done');
-  done.catch(() => undefined); // awaited after the probes: a flood that dies early waits till then
+  const done = message<{ summary: string }>('done').then(({ summary }) => summary);
   return { started: message('started'), done };
 }
 
-/** One flood on `site`; `onFlood` as its process starts (the proxy section's kill). */
-async function floodOnce(site: Site, signal: AbortSignal, onFlood = () => {}) {
+type Options = { flood?: typeof startFlood; probeS?: number; onFlood?: () => void };
+/** One flood on `site`, the signins' unless told; `onFlood` as it starts (the proxy's kill). */
+export async function floodOnce(site: Site, signal: AbortSignal, options: Options = {}) {
+  const { flood: start = startFlood, probeS = PROBE_UNDER_FLOOD_S, onFlood } = options;
   const { cookie } = await signedIn(site);
   await probeBoth(site, cookie, 1); // warm-up: JIT and file handles, not the flood
   const before = await probeBoth(site, cookie, ALONE_S);
-  const flood = startFlood(site, signal);
-  onFlood();
+  const flood = start(site, signal);
+  flood.done.catch(() => undefined); // awaited after the probes: a flood that dies early waits
+  onFlood?.();
   await flood.started;
   let rssPeak = 0;
   const sample = () => (rssPeak = Math.max(rssPeak, residentBytes(site.pid) / 2 ** 20));
   const sampling = setInterval(sample, 100);
   sample();
   await sleep(FLOOD_RAMP_MS);
-  const flooded = await probeBoth(site, cookie, PROBE_UNDER_FLOOD_S);
-  const { statusCounts, total } = await flood.done;
+  const flooded = await probeBoth(site, cookie, probeS);
+  const sent = await flood.done;
   clearInterval(sampling);
   sample();
   // Alone on both sides of the flood, pooled: a drift in the machine's other work is no effect.
@@ -127,15 +133,12 @@ async function floodOnce(site: Site, signal: AbortSignal, onFlood = () => {}) {
     return { value: `${ms(during)} vs ${ms(alone)} alone (${times.toFixed(1)}×)`, measured: times };
   };
   const errorsOf = ({ page, video }: typeof before) => page.errors + video.errors;
-  const errors = errorsOf(flooded);
+  const [errors, count] = [errorsOf(flooded), flooded.page.count + flooded.video.count];
+  const all = errors + errorsOf(before) + errorsOf(after);
   return {
     ...{ page: ratio('page'), video: ratio('video') },
-    errors: {
-      value: `${errors} of ${flooded.page.count + flooded.video.count}`,
-      measured: errors + errorsOf(before) + errorsOf(after),
-      note: `flood: ${total} signins (${statusCounts.join(', ')})`,
-    },
-    rss: { value: `${rssPeak.toFixed(0)} MB`, measured: rssPeak },
+    errors: reading(`${errors} of ${count}`, all, `flood: ${sent}`),
+    rss: reading(`${rssPeak.toFixed(0)} MB`, rssPeak),
   };
 }
 
@@ -170,8 +173,8 @@ export async function twoInstancesOnRedis(site: Site, name: string, signal: Abor
 /** The flood on two sites, B 2 s after A (the shared limiter: one attempt per address at once). */
 export const floodBoth = ([a, b]: Site[], signal: AbortSignal, onFlood?: () => void) =>
   Promise.all([
-    floodOnce(a!, signal, onFlood),
-    sleep(2_000).then(() => floodOnce(b!, signal, onFlood)),
+    floodOnce(a!, signal, { onFlood }),
+    sleep(2_000).then(() => floodOnce(b!, signal, { onFlood })),
   ]);
 
 /** The worse of the two instances, with both in the text. */
@@ -193,14 +196,12 @@ export const redisMeasurement = section(NAME, 180_000, REDIS, async (site, signa
   const memory = await floodOnce(site, signal);
   const [a, b] = await floodBoth(await twoInstancesOnRedis(site, 'redis', signal), signal);
   const errors = [memory, a, b].reduce((sum, run) => sum + Number(run.errors.measured), 0);
+  const text = `${memory.errors.value} | A ${a.errors.value}, B ${b.errors.value}`;
+  const rss = `RSS peak memory ${memory.rss.value}, A ${a.rss.value}, B ${b.rss.value}`;
   return {
     ...{ memoryPage: memory.page, memoryVideo: memory.video },
     redisPage: bothInstances(a.page, b.page),
     redisVideo: bothInstances(a.video, b.video),
-    errors: {
-      value: `${memory.errors.value} | A ${a.errors.value}, B ${b.errors.value}`,
-      measured: errors,
-      note: `RSS peak memory ${memory.rss.value}, A ${a.rss.value}, B ${b.rss.value}`,
-    },
+    errors: reading(text, errors, rss),
   };
 });

@@ -10,7 +10,7 @@ export type Site = Record<'origin' | 'base' | 'username' | 'password' | 'distDir
 };
 
 type Measured = number | boolean | null;
-/** A limit the figure is held to; `limit` is there for whoever else checks it (the budget test). */
+/** `limit`: for whoever else checks it (the budget test). */
 type Target = { label: string; limit: number | null; met(measured: Measured): boolean | null };
 const target = (label: string, limit: number, met: (n: number) => boolean): Target => ({
   ...{ label, limit },
@@ -32,21 +32,15 @@ export type Reading = { value: string; measured: Measured; note?: string };
 export const reading = (value: string, measured: Measured, note?: string): Reading =>
   note === undefined ? { value, measured } : { value, measured, note };
 
-export interface Measurement<K extends string> {
-  name: string;
-  timeoutMs: number;
-  figures: Record<K, Figure>;
-  /** Releases what it holds (browser, servers) with atEnd(signal), or when `signal` aborts. */
-  run(site: Site, signal: AbortSignal): Promise<Record<K, Reading>>;
-}
-
 /** A section of the table: its name, time limit and figures up front, then its run on a site. */
 export const section = <K extends string>(
   name: string,
   timeoutMs: number,
   figures: Record<K, Figure>,
-  run: Measurement<K>['run'],
-): Measurement<K> => ({ name, timeoutMs, figures, run });
+  // Releases what it holds (browser, servers) with atEnd(signal), or when `signal` aborts.
+  run: (site: Site, signal: AbortSignal) => Promise<Record<K, Reading>>,
+) => ({ name, timeoutMs, figures, run });
+export type Measurement<K extends string> = ReturnType<typeof section<K>>;
 
 /** One line of the table. `met` null: a reference, not a target. */
 export type Row = Reading & { figure: string; target: string; met: boolean | null };
@@ -81,8 +75,7 @@ export async function runMeasurement<K extends string>(measurement: Measurement<
     const missed = rows(() => ({ value, measured: null, note: error.message }));
     return { rows: missed, error: error === timedOut ? null : error };
   } finally {
-    // Closes what the measurement opened; after a timeout it is still running.
-    controller.abort();
+    controller.abort(); // after a timeout the run goes on: what it opened is closed here
     timeout.catch(() => undefined);
     for (const stop of endings.get(signal)!.reverse()) await stop().catch(() => undefined);
   }
@@ -115,7 +108,6 @@ export async function poll<T>(step: () => Promise<T> | T, ms: number, everyMs = 
   while (!answer && Date.now() < giveUpAt) answer = await sleep(everyMs).then(step);
   return answer;
 }
-/** `count` runs of `run`, one after the other. */
 export async function repeat<T>(count: number, run: (i: number) => Promise<T>) {
   const runs: T[] = [];
   for (let i = 0; i < count; i += 1) runs.push(await run(i));

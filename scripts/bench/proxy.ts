@@ -11,15 +11,10 @@ import { benchSite, bothInstances, floodBoth, twoInstancesOnRedis } from './load
 import { atEnd, atMost, exactly, figure, p99Of, reading, sleep, section } from './measure';
 import type { Site } from './measure';
 
-/** KILL_AFTER_MS: from both floods' start to the kill (the middle of both). */
 const [VIEWERS, PACE_BITS_PER_S, DURATION_S, KILL_AFTER_MS] = [200, 500_000, 30, 3_000];
-/** The failover's access log (method, path, status, the instances asked; never a cookie). */
 const FAILOVER_LOG = 'reports/bench-proxy-failover-access.log';
 
-/**
- * The 36 s test clip's publish behind a bench server and nginx, both stopped as the measurement
- * ends; `segments`: its top rendition's, by the URLs a page asks for (docs/publishing.md).
- */
+/** The 36 s test clip behind a bench server and nginx; `segments`: its top rendition's URLs. */
 export async function clipBehindProxy(site: Site, name: string, signal: AbortSignal) {
   const { dir, manifest } = await publishTestClip(36);
   const env = { MEDIA_DIR: dir, DIST_DIR: site.distDir };
@@ -43,7 +38,6 @@ export function client(origin: string, maxSockets: number) {
   const agent = origin.startsWith('https:') ? new HttpsAgent(options) : new HttpAgent(options);
   const get = (path: string, headers = {}) =>
     send(`${origin}${path}`, { agent, headers }).catch(() => ({ status: 0, bytes: 0 }));
-  /** `get`, its time added to `into` if it answers 200. */
   const timed = async (into: number[], path: string, headers = {}) => {
     const started = performance.now();
     const answer = await get(path, headers);
@@ -94,8 +88,7 @@ async function watch({ origin, cookie, pids, login, segments }: Watched) {
   return { failed, cpu, page: p99Of(latencies) };
 }
 
-// nginx's access log: requests passed on to the other instance, and failed signins (from 400 on
-// but a signin's 401 and 429, and 499, the client's own at its end).
+// nginx's access log: requests passed on, and signins failed (but 401, 429 and 499, the client's).
 function readAccessLog(file: string) {
   const answers = readFileSync(file, 'utf8')
     .split('\n')
@@ -115,7 +108,6 @@ async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const upstreams = sites.map((each) => new URL(each.origin).host);
   const accessLog = resolve(FAILOVER_LOG);
   const proxy = await startProxy({ upstreams, mediaDir, workers: 'auto', accessLog });
-  // signedIn (test-server.ts) speaks node:http, which speaks TLS through an HTTPS agent.
   const agent = new HttpsAgent({ rejectUnauthorized: false });
   atEnd(signal, async () => void agent.destroy());
   atEnd(signal, () => proxy.stop());

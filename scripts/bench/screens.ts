@@ -16,11 +16,10 @@ const BARE_PAGE =
 function readVitals() {
   const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null;
   const vitals = { fcp, lcp: null as number | null, cls: 0, moved: [] as string[] };
-  const observe = (type: string, each: (entry: PerformanceEntry) => void) =>
-    new PerformanceObserver((list) => list.getEntries().forEach(each)).observe({
-      type,
-      buffered: true,
-    });
+  const observe = (type: string, each: (entry: PerformanceEntry) => void) => {
+    const observer = new PerformanceObserver((list) => list.getEntries().forEach(each));
+    observer.observe({ type, buffered: true });
+  };
   observe('largest-contentful-paint', (entry) => (vitals.lcp = entry.startTime));
   type Shift = { value: number; hadRecentInput: boolean; sources: { node: Node | null }[] };
   observe('layout-shift', (entry) => {

@@ -1,7 +1,4 @@
-/**
- * Slow clients from one address while visitors sign in and watch, all through nginx (issue 42):
- * nobody refused, no stall, the slow ones cut within the documented limits (docs/deploying.md).
- */
+/** Slow clients from one address while visitors sign in and watch, through nginx (issue 42). */
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { SIGNIN_PATH } from '../test-support/test-server';
@@ -9,12 +6,9 @@ import { browser } from './crowd';
 import { client, clipBehindProxy } from './proxy';
 import { atEnd, atMost, exactly, figure, p99Of, reading, sleep, slowest, section } from './measure';
 
-/** Each slow client sends a byte every DRIP_MS; the visitors watch for WATCH_S. */
 const [SLOW_HEADERS, SLOW_BODIES, VISITORS, DRIP_MS, WATCH_S] = [300, 300, 20, 5_000, 45];
-/** The attacker's address; the visitors come from 127.0.0.1. */
-const SLOW_FROM = '127.0.0.2';
-/** A slow client still open this long after its start was never cut. */
-const GIVE_UP_MS = 90_000;
+/** The attacker's address (the visitors': 127.0.0.1); GIVE_UP_MS: never cut. */
+const [SLOW_FROM, GIVE_UP_MS] = ['127.0.0.2', 90_000];
 
 type Slow = { cutMs: number | null; status: number | null };
 
@@ -49,21 +43,13 @@ function slowClient(port: number, kind: 'headers' | 'body'): Promise<Slow> {
   });
 }
 
-const s = (n: number) => `${n} s`;
+const [s, none] = [(n: number) => `${n} s`, exactly(0)];
+const [in11, in32] = [atMost(11, s), atMost(32, s)];
 const FIGURES = {
-  headers: figure(
-    `${SLOW_HEADERS} slow headers from one address: cut after, at most`,
-    atMost(11, s),
-  ),
-  bodies: figure(
-    `${SLOW_BODIES} slow signin bodies from it: cut after, at most (408)`,
-    atMost(32, s),
-  ),
+  headers: figure(`${SLOW_HEADERS} slow headers from one address: cut after, at most`, in11),
+  bodies: figure(`${SLOW_BODIES} slow signin bodies from it: cut after, at most (408)`, in32),
   refused: figure('Of those bodies, refused at once (429, over 200 in progress per address)'),
-  visitors: figure(
-    `${VISITORS} visitors from another address: refused or failed requests`,
-    exactly(0),
-  ),
+  visitors: figure(`${VISITORS} visitors from another address: refused or failed requests`, none),
   signin: figure('Their signin, slowest (one arrival a second, production scrypt)'),
   page: figure('Their login page p99 meanwhile'),
   segment: figure('Their slowest segment meanwhile'),
@@ -75,19 +61,16 @@ export const slowClientsMeasurement = section(NAME, 240_000, FIGURES, async (sit
   const { agent, timed } = client(proxy.origin, VISITORS * 2);
   atEnd(signal, async () => void agent.destroy());
 
-  const slow = [
-    ...Array.from({ length: SLOW_HEADERS }, () => slowClient(proxy.port, 'headers')),
-    ...Array.from({ length: SLOW_BODIES }, () => slowClient(proxy.port, 'body')),
-  ];
-  // The slow ones are all open before the visitors come.
-  await sleep(2_000);
+  const slow = Array.from({ length: SLOW_HEADERS + SLOW_BODIES }, (_, i) =>
+    slowClient(proxy.port, i < SLOW_HEADERS ? 'headers' : 'body'),
+  );
+  await sleep(2_000); // the slow ones all open before the visitors come
   const end = Date.now() + WATCH_S * 1000;
   const [pageMs, segmentMs, signinMs] = [[] as number[], [] as number[], [] as number[]];
   const failures: string[] = [];
   const fail = (what: string, status: number) => failures.push(`${what} ${status}`);
   const visitor = async (index: number) => {
-    // One arrival a second, each waiting for its signin as long as the app does.
-    await sleep(index * 1_000);
+    await sleep(index * 1_000); // one a second, each waiting for its signin as the app does
     const press = browser(site.username, agent);
     const signin = await press(proxy.origin, site.password);
     if (signin.status !== 200) return fail('signin', signin.status);
@@ -102,28 +85,20 @@ export const slowClientsMeasurement = section(NAME, 240_000, FIGURES, async (sit
   };
   await Promise.all(Array.from({ length: VISITORS }, (_, index) => visitor(index)));
   const outcomes = await Promise.all(slow);
-  const headers = outcomes.slice(0, SLOW_HEADERS);
   const bodies = outcomes.slice(SLOW_HEADERS).filter((each) => each.status !== 429);
   const cutMax = (list: Slow[]) => {
     const never = list.filter((each) => each.cutMs === null).length;
-    const [max, answers] = [
-      slowest(list.map((each) => each.cutMs ?? 0)),
-      new Set(list.map((each) => each.status ?? 'none')),
-    ];
-    return never
-      ? reading(`${never} never cut`, null)
-      : { ...max, note: `answers: ${[...answers].join(', ')}` };
+    const answers = [...new Set(list.map((each) => each.status ?? 'none'))].join(', ');
+    const max = slowest(list.map((each) => each.cutMs ?? 0));
+    return never ? reading(`${never} never cut`, null) : { ...max, note: `answers: ${answers}` };
   };
-  const refused = SLOW_BODIES - bodies.length;
+  const [refused, failed] = [SLOW_BODIES - bodies.length, failures.length];
+  const why = failed ? `status 0: no answer in time; ${failures.join(', ')}` : undefined;
   return {
-    headers: cutMax(headers),
+    headers: cutMax(outcomes.slice(0, SLOW_HEADERS)),
     bodies: cutMax(bodies),
     refused: reading(String(refused), refused),
-    visitors: reading(
-      `${failures.length} of ${pageMs.length + segmentMs.length + failures.length}`,
-      failures.length,
-      failures.length ? `status 0: no answer in time; ${failures.join(', ')}` : undefined,
-    ),
+    visitors: reading(`${failed} of ${pageMs.length + segmentMs.length + failed}`, failed, why),
     ...{ signin: slowest(signinMs), page: p99Of(pageMs), segment: slowest(segmentMs) },
   };
 });

@@ -1,48 +1,37 @@
 /** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
 import { PHONE, launchBrowser, returningVisitor, trackRequests, videoScreen } from './browser';
-import type { Browser, Visitor } from './browser';
+import type { Browser, Chunk, Visitor } from './browser';
 import { atMost, figure, holds, kilobytes, median, medianOf, runsOf, seconds } from './measure';
-import { repeat, section } from './measure';
+import { reading, repeat, section } from './measure';
 import type { Site } from './measure';
 import { watchVideo } from './watch-video';
 
 const [RUNS, SEEK_FRACTION, START_BUDGET] = [3, 0.8, 0.1];
 
-/** A piece of the file as it arrived: where it sits in the file, and when. */
-type Chunk = { at: number; offset: number; bytes: number };
-
-/** Bytes of the file inside [from, to) covered by the chunks, counting each byte once. */
-function bytesWithin(chunks: Chunk[], from: number, to: number): number {
+/** Bytes of the file inside [from, to) covered by the spans, counting each byte once. */
+function bytesWithin(spans: { offset: number; bytes: number }[], from: number, to: number) {
   let [total, reached] = [0, from];
-  for (const { offset, bytes } of [...chunks].sort((a, b) => a.offset - b.offset)) {
+  for (const { offset, bytes } of [...spans].sort((a, b) => a.offset - b.offset)) {
     const [start, end] = [Math.max(offset, reached), Math.min(offset + bytes, to)];
     if (end > start) [total, reached] = [total + end - start, end];
   }
   return total;
 }
 
-/** One visit: the first frame, the bytes by then, the seek and the bytes in between. */
 async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
   const [tab, url] = [await browser.tab(PHONE), videoScreen(site)];
   await visitor(tab, url);
-  const watch = await watchVideo(tab, 'metadata');
-  const tracked = trackRequests(tab);
+  const [watch, tracked] = [await watchVideo(tab, 'metadata'), trackRequests(tab)];
   await tab.navigate(url, false);
   const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
   const [{ firstFrameAt: frame }, at] = [await watch.read(), await tracked.clock()];
   await tab.close();
   const requests = tracked.all().filter((request) => request.type === 'Media');
   const fileSize = requests.find((request) => request.size !== null)?.size ?? 0;
-  // Each chunk placed in the file: its answer's start and the chunks before it.
-  const chunks: Chunk[] = requests.flatMap(({ start, chunks }) => {
-    let offset = start;
-    return chunks.map(([time, bytes]) => ({
-      at: at(time),
-      offset: (offset += bytes) - bytes,
-      bytes,
-    }));
-  });
-  const sum = (within: Chunk[]) => within.reduce((total, c) => total + c.bytes, 0);
+  const sum = (chunks: Chunk[]) => chunks.reduce((total, [, bytes]) => total + bytes, 0);
+  // Each answer lies in the file from its start on.
+  const spans = requests.map(({ start, chunks }) => ({ offset: start, bytes: sum(chunks) }));
+  const chunks = requests.flatMap((request) => request.chunks);
   // The part in between ends where the seek's own request starts (the keyframe before 80 % of
   // the time sits a little before 80 % of the bytes), or at 80 % if there was no such request.
   const afterSeek = seek ? requests.filter((r) => at(r.sentAt) >= seek.requestedAt) : [];
@@ -51,8 +40,8 @@ async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
   const [from, to] = [Math.floor(fileSize * START_BUDGET), Math.floor(end)];
   return {
     fileSize: fileSize || null,
-    startBytes: frame === null ? null : sum(chunks.filter((c) => c.at <= frame)),
-    between: seek && fileSize ? bytesWithin(chunks, from, to) : null,
+    startBytes: frame === null ? null : sum(chunks.filter(([time]) => at(time) <= frame)),
+    between: seek && fileSize ? bytesWithin(spans, from, to) : null,
     // Plays from there, on data from a Range request that skipped the part in between.
     seekPlays: !!seek?.playsOn && !!fileSize && (seekStart ?? 0) / fileSize > START_BUDGET,
     ...{ frame, seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null },
@@ -74,22 +63,17 @@ export const videoMeasurement = section(NAME, 180_000, FIGURES, async (site, sig
   const runs = await repeat(RUNS, () => playOnce(browser, site, visitor));
   const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
   const ofFile = (pick: (run: Run) => number | null) => {
-    const bytes = median(runs.map(pick));
-    const known = bytes !== null && size !== null;
-    return {
-      value: known ? `${kilobytes(bytes)} (${((100 * bytes) / size).toFixed(1)} %)` : 'n/a',
-      measured: known ? (100 * bytes) / size : null,
-      note: runsOf(runs.map(pick), kilobytes),
-    };
+    const [bytes, note] = [median(runs.map(pick)), runsOf(runs.map(pick), kilobytes)];
+    if (bytes === null || size === null) return reading('n/a', null, note);
+    const share = (100 * bytes) / size;
+    return reading(`${kilobytes(bytes)} (${share.toFixed(1)} %)`, share, note);
   };
   const [seekFrames, plays] = [runs.map((run) => run.seekFrame), runs.every((r) => r.seekPlays)];
+  const seek = plays ? `yes, frame after ${seconds(median(seekFrames))}` : 'no';
   return {
     frame: medianOf(runs.map((run) => run.frame)),
     start: ofFile((run) => run.startBytes),
-    seek: {
-      value: plays ? `yes, frame after ${seconds(median(seekFrames))}` : 'no',
-      ...{ measured: plays, note: runsOf(seekFrames, seconds) },
-    },
+    seek: reading(seek, plays, runsOf(seekFrames, seconds)),
     between: ofFile((run) => run.between),
   };
 });

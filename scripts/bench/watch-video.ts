@@ -1,14 +1,12 @@
 /** The one way of watching the page's <video> in the video sections, on the page's clock. */
 import type { Tab } from './browser';
 
-// Stalls: each `waiting` → `playing` after the first frame; heightMs: the rendition's height
-// while playing, weighted by time (over playingMs).
+// Stalls: each `waiting` → `playing` after the first frame; heightMs / playingMs: the rendition.
 const WATCH = {
   firstFrameAt: null as number | null,
   ...{ stalls: 0, stalledMs: 0, heightMs: 0, playingMs: 0, heightAtEnd: 0, currentTime: 0 },
 };
 export type Watch = typeof WATCH;
-
 type Watched = typeof globalThis & { __benchWatch?: Watch };
 
 // In the page before its scripts: its first <video> (media events do not bubble, but capture).

@@ -15,10 +15,8 @@ type Slow = { cutMs: number | null; status: number | null };
 /** One slow client over TLS: its headers, or a signin body of 1,000 bytes, a byte at a time. */
 function slowClient(port: number, kind: 'headers' | 'body'): Promise<Slow> {
   return new Promise((resolve) => {
-    const socket = tlsConnect({
-      socket: connect({ host: '127.0.0.1', port, localAddress: SLOW_FROM }),
-      rejectUnauthorized: false,
-    });
+    const plain = connect({ host: '127.0.0.1', port, localAddress: SLOW_FROM });
+    const socket = tlsConnect({ socket: plain, rejectUnauthorized: false });
     let [started, status, drip]: [number, number | null, NodeJS.Timeout?] = [0, null];
     const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
     socket.on('error', () => undefined);

@@ -27,7 +27,10 @@ const SITES = [
 test.describe.configure({ timeout: 60_000 });
 
 const DAY_MS = 86_400_000;
-const OFFLINE_ERRORS = /ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch/;
+// The last: Chromium's own log when the link drops while the service worker's script is on its
+// way (register-worker.ts catches the failure; the worker comes at the next visit).
+const OFFLINE_ERRORS =
+  /ERR_INTERNET_DISCONNECTED|Failed to load resource|Failed to fetch|An unknown error occurred when fetching the script/;
 
 /** "3 de diciembre": the date the page shows, `days` from now, as the browser writes it. */
 const dateIn = (page: Page, days: number) =>

@@ -8,7 +8,8 @@ import { config } from '../config';
 import { mediaUrls } from '../screens/video-player/media-support';
 import type { DownloadRecord } from './download-store';
 import { mp4Pieces, oneRenditionMaster, parseMaster, playlistFiles } from './download-plan';
-import { copyDays, isCopyOf, publishOf } from './offline-copy';
+import { publishOf } from './download-store';
+import { copyDays, isCopyOf } from './offline-copy';
 
 export interface Choice {
   /** The rendition's height and folder; null for the MP4. */

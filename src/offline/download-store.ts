@@ -4,6 +4,7 @@
  * got. Every function survives a browser without Cache Storage (an old one, a private window):
  * there is then simply no download.
  */
+import type { MediaInfo } from '../../config/media-layout';
 import { config } from '../config';
 import { DOWNLOAD_RECORD, downloadCache } from './offline-names';
 
@@ -26,6 +27,9 @@ export interface DownloadRecord {
   /** Set when done: until when it plays with no signal (ms since the epoch); null: with the session. */
   until?: number | null;
 }
+
+/** A rendition's publish as a record names it: the media-info version and its folder. */
+export const publishOf = (info: MediaInfo, dir: string) => `${info.version ?? ''}/${dir}`;
 
 const cacheName = downloadCache(config.basePath);
 const recordUrl = () => new URL(`${config.basePath}/${DOWNLOAD_RECORD}`, location.href).href;

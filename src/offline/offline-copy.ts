@@ -11,7 +11,7 @@
  */
 import { COPY_DAYS_ATTRIBUTE, type MediaInfo } from '../../config/media-layout';
 import type { SessionStorage } from '../../machines/session';
-import { deleteDownload, readRecord, type DownloadRecord } from './download-store';
+import { deleteDownload, publishOf, readRecord, type DownloadRecord } from './download-store';
 
 const DAY_MS = 86_400_000;
 
@@ -39,9 +39,6 @@ export function copyStatus(record: DownloadRecord | null, nowMs: number): CopySt
   if (typeof record.until !== 'number') return 'sessionOnly';
   return nowMs < record.until ? 'live' : 'expired';
 }
-
-/** A rendition's publish as a record names it: the media-info version and its folder. */
-export const publishOf = (info: MediaInfo, dir: string) => `${info.version ?? ''}/${dir}`;
 
 /** Whether a stored adaptive download is of the publish `info` describes (else a newer exists). */
 export const isCopyOf = (info: MediaInfo, record: DownloadRecord) =>

@@ -12,7 +12,7 @@ import {
   type MediaInfo,
 } from '../../config/media-layout';
 import type { SessionStorage } from '../../machines/session';
-import type { DownloadRecord } from '../offline/download-store';
+import { publishOf, type DownloadRecord } from '../offline/download-store';
 import { mediaUrls } from '../screens/video-player/media-support';
 import { readChoice, readEstimate, startRung } from '../screens/video-player/quality';
 import { readPosition } from '../screens/video-player/resume-position';
@@ -37,7 +37,7 @@ export function planStart(
   const choice = readChoice(storage);
   // eslint-disable-next-line compat/compat -- undefined in Safari and Firefox: readEstimate falls back.
   const estimateBps = readEstimate(storage, navigator.connection);
-  const rung = copyRung(info.rungs, copy) ?? startRung(info.rungs, choice, estimateBps);
+  const rung = copyRung(info, copy) ?? startRung(info.rungs, choice, estimateBps);
   const from = position ?? 0;
   const index = segmentAt(from, info.firstSegmentS);
   const inRung = (file: string) => urls.inRung(rung.dir, file);
@@ -70,9 +70,9 @@ export function planStart(
 }
 
 /** The rendition a finished copy holds, if it is one of this publish's. */
-function copyRung(rungs: MediaInfo['rungs'], copy: DownloadRecord | null) {
+function copyRung(info: MediaInfo, copy: DownloadRecord | null) {
   if (!copy?.done || copy.kind !== 'hls') return undefined;
-  return rungs.find((rung) => copy.files.some((file) => file.url.includes(`/${rung.dir}/`)));
+  return info.rungs.find((rung) => publishOf(info, rung.dir) === copy.publish);
 }
 
 /**

@@ -109,7 +109,7 @@ describe('what the start asks for (start-plan.ts)', () => {
     saveEstimate(storage, 50_000_000);
     const copy = (dir: string, done = true): DownloadRecord => ({
       kind: 'hls',
-      publish: 'v',
+      publish: `${ladder.version}/${dir}`,
       height: 240,
       totalBytes: 1,
       storedBytes: 1,

@@ -27,6 +27,33 @@ function watchSegments(page: Page): number[] {
   return heights;
 }
 
+/** The media files the page asked for, by rendition folder and name, in order. */
+function watchMedia(page: Page): string[] {
+  const media: string[] = [];
+  page.on('request', (request) => {
+    if (request.url().includes('/api/video/hls/'))
+      media.push(request.url().replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''));
+  });
+  return media;
+}
+const [INIT, FIRST] = [
+  expect.stringMatching(/^[a-z0-9]{8}-\d+p\/init\.mp4$/),
+  expect.stringMatching(/^[a-z0-9]{8}-\d+p\/seg00000\.m4s$/),
+];
+
+/** Holds the scripts `pattern` matches until `release()`; `urls`: those asked for. */
+async function holdScripts(page: Page, pattern: RegExp) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const urls: string[] = [];
+  await page.route(pattern, async (route) => {
+    urls.push(route.request().url());
+    await released;
+    await route.continue();
+  });
+  return { urls, release };
+}
+
 async function login(
   page: Page,
   storage: Record<string, string> = {},
@@ -275,47 +302,74 @@ test('a returning visitor on a slow link sees the first frame before the first s
   expect(firstDataAt).toBeLessThan(segmentEnd!);
 });
 
-for (const who of ['the app', 'the boot script, before the app'] as const)
-  test(`a signin answered by ${who}: the video's first requests leave with its success, before the video screen's code is here`, async ({
-    page,
-  }) => {
-    const media: string[] = [];
-    page.on('request', (request) => {
-      if (request.url().includes('/api/video/hls/'))
-        media.push(request.url().replace(/.*\/hls\/v\d{14}-[a-z0-9]{8}\//, ''));
-    });
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const held: string[] = [];
-    const scripts =
-      who === 'the app' ? /\/assets\/video-player-screen-[\w-]+\.js$/ : /\/assets\/.*\.js$/;
-    await page.route(scripts, async (route) => {
-      held.push(route.request().url());
-      await released;
-      await route.continue();
-    });
-    await page.goto(`${origin()}${BASE}/login`, {
-      waitUntil: who === 'the app' ? 'load' : 'domcontentloaded',
-    });
-    await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
-    await page.getByRole('button', { name: 'Ingresar' }).click();
-    await expect
-      .poll(() => media)
-      .toEqual([
-        expect.stringMatching(/^[a-z0-9]{8}-\d+p\/init\.mp4$/),
-        expect.stringMatching(/^[a-z0-9]{8}-\d+p\/seg00000\.m4s$/),
-      ]);
-    // The screen's chunk is asked for at the press and held; the route's callback may reach
-    // this process after the media's request events do, on a busy machine.
-    await expect.poll(() => held.some((url) => /\/video-player-screen-/.test(url))).toBe(true);
-    await expect(page.locator('video')).toHaveCount(0);
-    release();
-    await expect(page.getByLabel('Calidad')).toBeVisible();
-    await play(page);
-    await expectPlaying(page, /^blob:/, 3);
-    // The video screen's start took those answers: each file asked for once.
-    expect(media.filter((file, index) => media.indexOf(file) !== index)).toEqual([]);
-  });
+test("a signin answered by the app: the video's first bytes left while the visitor typed, the rest with its success, before the video screen's code is here", async ({
+  page,
+}) => {
+  const media = watchMedia(page);
+  const held = await holdScripts(page, /\/assets\/video-player-screen-[\w-]+\.js$/);
+  await page.goto(`${origin()}${BASE}/login`);
+  await expect.poll(() => media).toEqual([INIT, FIRST]);
+  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  // The screen's chunk is asked for at the press and held; the route's callback may reach
+  // this process after the media's request events do, on a busy machine.
+  await expect.poll(() => held.urls.some((url) => /\/video-player-screen-/.test(url))).toBe(true);
+  await expect(page.locator('video')).toHaveCount(0);
+  held.release();
+  await expect(page.getByLabel('Calidad')).toBeVisible();
+  await play(page);
+  await expectPlaying(page, /^blob:/, 3);
+  // The video screen's start took those answers: each file asked for once.
+  expect(media.filter((file, index) => media.indexOf(file) !== index)).toEqual([]);
+});
+
+test("a signin answered by the boot script, before the app: the video screen and its first frame come with the signin's answer, and React keeps that video", async ({
+  page,
+}) => {
+  const media = watchMedia(page);
+  const held = await holdScripts(page, /\/assets\/.*\.js$/);
+  const answer = page.waitForResponse((response) => response.url().endsWith('/api/users/signin'));
+  await page.goto(`${origin()}${BASE}/login`, { waitUntil: 'domcontentloaded' });
+  // The first bytes leave once the login is on screen, before any press.
+  await expect.poll(() => media).toEqual([INIT, FIRST]);
+  await page.getByLabel('Contraseña').fill(E2E_PASSWORD);
+  await page.getByRole('button', { name: 'Ingresar' }).click();
+  await answer;
+  // Nothing of the app has run: the boot script shows the video screen, and its first frame.
+  await expect(page.getByRole('button', { name: /^Hola / })).toBeVisible();
+  await expect(page).toHaveURL(`${origin()}${BASE}/VideoPlayer`);
+  await expect
+    .poll(() => video(page).evaluate((element: HTMLVideoElement) => element.readyState))
+    .toBeGreaterThanOrEqual(2); // HAVE_CURRENT_DATA: the first frame
+  expect(await page.evaluate(() => localStorage.getItem('session'))).toBeNull();
+  expect(held.urls.length).toBeGreaterThan(0);
+  await video(page).evaluate(
+    (element) => ((window as { bootVideo?: Element }).bootVideo = element),
+  );
+  held.release();
+  await expect(page.getByLabel('Calidad')).toBeVisible();
+  // The machine took the signin: it stored the session; React hydrated the boot's <video>.
+  await expect
+    .poll(async () =>
+      JSON.parse((await page.evaluate(() => localStorage.getItem('session'))) ?? 'null'),
+    )
+    .toMatchObject({ loggedIn: true, nombres: expect.any(String) });
+  await expect
+    .poll(() =>
+      page.evaluate(() =>
+        Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__react')),
+      ),
+    )
+    .toBe(true);
+  expect(
+    await video(page).evaluate(
+      (element) => element === (window as { bootVideo?: Element }).bootVideo,
+    ),
+  ).toBe(true);
+  await play(page);
+  await expectPlaying(page, /^blob:/, 3);
+  expect(media.filter((file, index) => media.indexOf(file) !== index)).toEqual([]);
+});
 
 test('the quality menu has its place from the first paint: nothing moves when hls.js has the master', async ({
   page,
@@ -493,10 +547,12 @@ test('a session ended elsewhere mid-play: the next request is refused and the vi
   const signout = await page.request.post(`${origin()}/api/users/signout`);
   expect(signout.ok()).toBe(true);
   // An encrypted publish's segments are public and its key is in memory: what still asks the
-  // server is a rendition's playlist the player has not loaded, or a new play.
-  await video(page).evaluate(async (element: HTMLVideoElement) => {
-    element.pause();
-    await element.play().catch(() => {});
+  // server is a rendition's playlist the player has not loaded (the refusal may come before this
+  // runs, and the video screen with it), or a new play.
+  await page.evaluate(async () => {
+    const element = document.querySelector<HTMLVideoElement>('video.player__video');
+    element?.pause();
+    await element?.play().catch(() => {});
   });
   await expect(page.getByText(/Su sesión expiró/)).toBeVisible({ timeout: 15_000 });
   await expect(page.getByLabel('Contraseña')).toBeVisible();

@@ -48,11 +48,14 @@ async function pressBeforeTheApp(
   const scripts = await holdScripts(page);
   const signins = watchSignins(page);
   const answer = page.waitForResponse((response) => response.url().includes('/api/users/signin'));
-  if (answered === 'after')
-    await page.route('**/api/users/signin', async (route) => {
-      await expect.poll(() => appRan(page)).toBe(true);
-      await route.continue();
-    });
+  // The answer waits until "Cargando..." was seen: a right one would replace the login at once.
+  let seen!: () => void;
+  const loadingSeen = new Promise<void>((resolve) => (seen = resolve));
+  await page.route('**/api/users/signin', async (route) => {
+    await loadingSeen;
+    if (answered === 'after') await expect.poll(() => appRan(page)).toBe(true);
+    await route.continue();
+  });
   // Not until 'load': the page's scripts are held.
   await page.goto(url(`${BASE}/login`), { waitUntil: 'domcontentloaded' });
   await page.getByLabel('Contraseña').fill(password);
@@ -62,6 +65,7 @@ async function pressBeforeTheApp(
   // Asked for and not yet there: the press was answered without the app.
   expect(scripts.held.length).toBeGreaterThan(0);
   expect(await appRan(page)).toBe(false);
+  seen();
   if (answered === 'first') await answer;
   scripts.release();
   if (answered === 'after') await answer;

@@ -152,7 +152,10 @@ test.describe('VideoPlayer screen (spec §2)', () => {
     await expect(page.getByRole('banner')).toBeVisible();
     const banner = page.getByRole('img', { name: /silo/i });
     await expect(banner).toBeVisible();
-    expect(await banner.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+    // Loaded: the screen may be on the page before its image is (the boot script shows it).
+    await expect
+      .poll(() => banner.evaluate((img: HTMLImageElement) => img.naturalWidth))
+      .toBeGreaterThan(0);
     const video = page.locator('video');
     await expect(video).toBeVisible();
     expect(await video.evaluate((v: HTMLVideoElement) => v.controls)).toBe(true);

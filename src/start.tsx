@@ -3,7 +3,7 @@ import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot, type Root } from 'react-dom/client';
 import { App } from './app';
 import type { Handoff } from './boot/handoff';
-import { createAppAuthMachine } from './auth/auth-provider';
+import { createAppAuthMachine, settleEarlySignin } from './auth/auth-provider';
 import { resilientStorage } from './auth/storage';
 import { createAppChunks, preload, type AppChunks } from './chunks';
 import { settleFirstRoute } from './routes';
@@ -24,7 +24,11 @@ export function startApp(
   options: { handoff: Handoff; queryClient?: QueryClient; chunks?: AppChunks },
 ): Root {
   const { handoff } = options;
-  const machine = createAppAuthMachine(resilientStorage());
+  const storage = resilientStorage();
+  // The boot script showed the video screen at the success of a press it answered: the machine
+  // takes that signin first, so that the app lands where the page already is.
+  if (shownScreen(container) === 'video') settleEarlySignin(storage, handoff.takeEarlySignin());
+  const machine = createAppAuthMachine(storage);
   const chunks = options.chunks ?? createAppChunks();
   const firstRoute = settleFirstRoute(machine);
   // The session is known now: fetch the video screen while React starts (the boot script has

@@ -1,8 +1,11 @@
 import { createActorContext } from '@xstate/react';
 import { useEffect } from 'react';
-import { createAuthMachine, type AuthMachine } from '../../machines/auth-machine';
+import { createActor } from 'xstate';
+import { createAuthMachine, type AuthEvent, type AuthMachine } from '../../machines/auth-machine';
 import { SESSION_KEY, memoryStorage, type SessionStorage } from '../../machines/session';
+import type { SigninResult } from '../api/signin';
 import { config } from '../config';
+import type { EarlySignin } from '../screens/login/first-press';
 import { endPendingSignout, endServerSession } from './server-session';
 import { resilientStorage } from './storage';
 
@@ -14,6 +17,36 @@ export function createAppAuthMachine(storage: SessionStorage, now: () => number 
   return createAuthMachine({ storage, now, sessionTimeoutMs: config.sessionTimeoutMs }).provide({
     actions: { endServerSession: () => void endServerSession(storage) },
   });
+}
+
+/** The machine's event for a signin's result. */
+export function signinEvent(result: SigninResult): AuthEvent {
+  switch (result.kind) {
+    case 'ok': {
+      const { empresa, nombres, videoKey } = result;
+      return { type: 'signin.succeeded', empresa, nombres, videoKey };
+    }
+    case 'wrong':
+      return { type: 'signin.rejected' };
+    case 'rateLimited':
+      return { type: 'signin.rateLimited', retryAfterS: result.retryAfterS };
+    case 'failed':
+      return { type: 'signin.failed' };
+  }
+}
+
+/**
+ * A signin the boot script answered, and showed the video screen for, before the app came
+ * (src/boot/boot.ts): the machine decides it as the login screen would (submit, then its
+ * result) and stores the session, which the app's own actor then starts from, as a returning
+ * visitor's. Nothing happens for a signin still out.
+ */
+export function settleEarlySignin(storage: SessionStorage, early: EarlySignin | undefined) {
+  if (!early?.settled) return;
+  const actor = createActor(createAppAuthMachine(storage)).start();
+  actor.send({ type: 'submit', username: config.username, password: early.password });
+  actor.send(signinEvent(early.settled));
+  actor.stop();
 }
 
 /**

@@ -18,17 +18,23 @@ type RunApp = (handoff: Handoff) => void;
 
 const APP_EVENT = 'app-entry';
 
-/** The boot's side: `handoff` goes to the app's entry when it announces itself. */
-export function handOverTo(handoff: Handoff) {
+/**
+ * The boot's side: `handoff` goes to the app's entry when it announces itself. Returns whether
+ * it has: from then on the app answers the page.
+ */
+export function handOverTo(handoff: Handoff): () => boolean {
+  let handed = false;
   document.addEventListener(
     APP_EVENT,
     (event) => {
       if (event.defaultPrevented) return;
       event.preventDefault();
+      handed = true;
       (event as CustomEvent<RunApp>).detail(handoff);
     },
     { once: true },
   );
+  return () => handed;
 }
 
 /**

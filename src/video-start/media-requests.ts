@@ -14,9 +14,10 @@ const EARLY_TIMEOUT_MS = 60_000;
 export function mediaRequests() {
   let ahead = new Map<string, EarlyAnswer>();
   return {
-    /** Asks for `urls` now, each once. */
-    ahead(urls: string[]) {
+    /** Asks for `urls` now, each once; settles when their answers are in, or failed. */
+    ahead(urls: string[]): Promise<void> {
       for (const url of urls) if (!ahead.has(url)) ahead.set(url, ask(url));
+      return Promise.all(urls.map((url) => ahead.get(url))).then(() => {});
     },
     /** The answers to `urls`: those asked ahead, the others asked now. */
     take(urls: string[]): EarlyRequests {

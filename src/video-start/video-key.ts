@@ -16,13 +16,18 @@ export function keyUrlPublish(url: string): string | null {
   return match?.[1] ?? null;
 }
 
-/** The stored key's 16 bytes when it is publish `id`'s; null otherwise, never a throw. */
-export function storedVideoKey(
+/**
+ * The key's 16 bytes when it is publish `id`'s: the signin's answer's (`given`, before the
+ * machine has stored it), else the stored one; null otherwise, never a throw.
+ */
+export function knownVideoKey(
   storage: SessionStorage,
   id: string,
+  given?: VideoKey,
 ): Uint8Array<ArrayBuffer> | null {
   try {
-    const value = JSON.parse(storage.getItem(VIDEO_KEY_KEY) ?? 'null') as Partial<VideoKey> | null;
+    const value = (given ??
+      JSON.parse(storage.getItem(VIDEO_KEY_KEY) ?? 'null')) as Partial<VideoKey> | null;
     if (value?.id !== id || typeof value.key !== 'string') return null;
     const bytes = Uint8Array.from(atob(value.key), (char) => char.charCodeAt(0));
     return bytes.byteLength === KEY_BYTES ? bytes : null;

@@ -6,7 +6,7 @@
  * free of React: the boot bundles it. The whole story: docs/video-start.md.
  */
 import type { MediaInfo } from '../../config/media-layout';
-import type { SessionStorage } from '../../machines/session';
+import type { SessionStorage, VideoKey } from '../../machines/session';
 import { readRecord } from '../offline/download-store';
 import {
   hasMediaSource,
@@ -21,13 +21,20 @@ import { showFirstFrame } from './first-frame';
 import { ask, mediaRequests } from './media-requests';
 import { importSegmentKey } from './segment-crypto';
 import { firstRequests, planStart, requestsAhead, type StartPlan } from './start-plan';
-import { keyUrlPublish, storedVideoKey } from './video-key';
+import { keyUrlPublish, knownVideoKey } from './video-key';
 
 export interface VideoStart {
-  /** The login has loaded: an encrypted publish's first bytes leave while the visitor types. */
-  loginLoaded(): void;
-  /** A signin succeeded (the boot's or the app's): the start's other requests leave at once. */
-  signedIn(): void;
+  /**
+   * The login is on screen: an encrypted publish's first bytes (public, useless without the
+   * key) leave now, while the visitor types, so that the first frame waits only for the signin.
+   * Settles once they are in (or failed), at once when there are none to ask for.
+   */
+  fetchAhead(): Promise<void>;
+  /**
+   * A signin succeeded (the boot's or the app's): the start's other requests leave at once. Its
+   * answer's key opens the video before the machine has stored it (a press the boot answered).
+   */
+  signedIn(videoKey?: VideoKey): void;
   /** Starts `video` once; later calls (the Player adopting the boot's video) get the same. */
   play(video: HTMLVideoElement): Promise<AdaptivePlayer | null>;
   /**
@@ -60,6 +67,7 @@ export function createVideoStart(options: {
   // Whoever answers the press (the boot script or the login screen), it is a submit of the form.
   let pressedAt: number | null = null;
   let signedInPress: number | null = null;
+  let signinKey: VideoKey | undefined;
   // The build's prerender makes one too, with no document.
   if (typeof document !== 'undefined')
     document.addEventListener('submit', () => (pressedAt = performance.now()), true);
@@ -68,14 +76,15 @@ export function createVideoStart(options: {
     { pressAt: number | null; firstFrameAt: number | null }
   >();
   const planned = (known: MediaInfo) => (plan ??= planStart(known, storage));
-  const ahead = (signedIn: boolean) => {
-    if (info && hasMediaSource()) requests.ahead(requestsAhead(planned(info), signedIn));
+  const ahead = async (signedIn: boolean) => {
+    if (info && hasMediaSource()) await requests.ahead(requestsAhead(planned(info), signedIn));
   };
   return {
-    loginLoaded: () => ahead(false),
-    signedIn: () => {
+    fetchAhead: () => ahead(false),
+    signedIn: (videoKey) => {
       signedInPress = pressedAt;
-      ahead(true);
+      signinKey = videoKey;
+      void ahead(true);
     },
     play(video) {
       let started = playing.get(video);
@@ -101,6 +110,7 @@ export function createVideoStart(options: {
       void playing.get(video)?.then((player) => player?.destroy());
       playing.delete(video);
       plan = null;
+      signinKey = undefined;
       requests.forget();
       video.removeAttribute('src');
       video.load();
@@ -126,9 +136,9 @@ export function createVideoStart(options: {
     const { urls, position, choice, estimateBps, rung, from, init, first, segment, ownFrame } =
       plan;
     showPoster(video, 'after first frame');
-    // An encrypted publish's key: the one stored at the signin, else asked beside the first
-    // segment (a publish made since, or a signin whose answer the machine has not stored yet).
-    const storedKey = info.encrypted ? storedVideoKey(storage, plan.publish) : null;
+    // An encrypted publish's key: the signin's, else asked beside the first segment (a publish
+    // made since the signin).
+    const storedKey = info.encrypted ? knownVideoKey(storage, plan.publish, signinKey) : null;
     const early = requests.take(firstRequests(plan, !!storedKey));
     // The key's answer is taken out of the early ones: hls.js is handed the bytes (keyFor).
     const keyAnswer = plan.keyUrl ? early.get(plan.keyUrl) : undefined;

@@ -56,7 +56,7 @@ describe('the login, prerendered in #root', () => {
       expect(screen.getByRole('status')).toHaveTextContent('Cargando...');
       await waitFor(() => expect(bodies).toHaveLength(1));
       expect(bodies).toEqual([{ form: { usuario: 'capacitacion', contraseña: 'escrita antes' } }]);
-      // The video screen's chunk comes beside the signin.
+      // The video screen's chunk comes with the press (after the video's first bytes: none here).
       expect(
         document.head.querySelector(`link[rel="modulepreload"][href="${SCREEN_MODULE}"]`),
       ).not.toBeNull();
@@ -80,6 +80,62 @@ describe('the login, prerendered in #root', () => {
       expect(consoleError).not.toHaveBeenCalled();
     },
   );
+
+  it('shows the video screen at the success of a press it answered before the app; the app then has the machine store the session and hydrates that screen', async () => {
+    const bodies: unknown[] = [];
+    server.use(
+      http.post(SIGNIN_URL, async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES });
+      }),
+    );
+    const consoleError = vi.spyOn(console, 'error');
+    const root = await openIndexHtml(PATHS.login, null);
+    root.querySelector<HTMLInputElement>('#password')!.value = 'escrita antes';
+    root.querySelector('button')!.click();
+
+    // The boot's own: the greeting from the answer, the video, the address; no session stored.
+    const button = await screen.findByRole('button', { name: LABEL });
+    const video = root.querySelector('video');
+    expect(video).not.toBeNull();
+    expect(window.location.pathname).toBe(PATHS.video);
+    expect(localStorage.getItem('session')).toBeNull();
+
+    await startAppIn(root);
+    expect(JSON.parse(localStorage.getItem('session')!)).toMatchObject({
+      loggedIn: true,
+      username: config.username,
+      empresa: EMPRESA,
+      nombres: NOMBRES,
+    });
+    await waitFor(() => expect(root.querySelector('video')).toBe(video));
+    expect(screen.getByRole('button', { name: LABEL })).toBe(button);
+    expect(bodies).toHaveLength(1);
+    expect(consoleError).not.toHaveBeenCalled();
+  });
+
+  it('leaves a signin whose answer comes after the app arrived to the login screen and the machine', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.post(SIGNIN_URL, async () => {
+        await answered;
+        return HttpResponse.json({ empresa: EMPRESA, nombres: NOMBRES });
+      }),
+    );
+    const root = await openIndexHtml(PATHS.login, null);
+    root.querySelector<HTMLInputElement>('#password')!.value = 'escrita antes';
+    root.querySelector('button')!.click();
+    const login = root.firstElementChild;
+    await startAppIn(root);
+    answer();
+    const button = await screen.findByRole('button', { name: LABEL });
+    expect(JSON.parse(localStorage.getItem('session')!)).toMatchObject({ nombres: NOMBRES });
+    // React's render, not the boot's markup put under React's feet.
+    expect(login?.isConnected).toBe(false);
+    expect(Object.keys(button).some((key) => key.startsWith('__react'))).toBe(true);
+    expect(window.location.pathname).toBe(PATHS.video);
+  });
 
   it('does nothing on a press with an empty password before the app, as the machine would', async () => {
     const bodies: unknown[] = [];
@@ -237,6 +293,7 @@ describe('without a live stored session', () => {
     const root = await openIndexHtml(PATHS.video, seed);
     expect(root.querySelector('#password')).not.toBeNull();
     expect(document.querySelector('#root video')).toBeNull();
+    await Promise.resolve();
     expect(document.head.querySelector('link[rel="modulepreload"]')).toBeNull();
   });
 });

@@ -164,7 +164,7 @@ describe('the start the boot hands the app (video-start.ts)', () => {
     mediaSource(false);
     const storage = memoryStorage();
     const { start, handed } = startWith(storage);
-    start.loginLoaded();
+    void start.fetchAhead();
     // The machine stores the key from the signin's answer before the video screen shows.
     storage.setItem(VIDEO_KEY_KEY, KEY);
     start.signedIn();
@@ -198,6 +198,36 @@ describe('the start the boot hands the app (video-start.ts)', () => {
     expect(await handed[0]!.keyFor!(`/x/${ID}-144p/key.bin`)).toHaveLength(16);
   });
 
+  it("opens the video with the signin's answer's key before the machine has stored it: no key request", async () => {
+    mediaSource(false);
+    const { start, handed } = startWith(memoryStorage());
+    start.signedIn({ id: ID, key: btoa('k'.repeat(16)) });
+    await start.play(document.createElement('video'));
+    expect(fetched).not.toContain(`${ID}-144p/key.bin`);
+    expect(await handed[0]!.keyFor!(`/x/${ID}-144p/key.bin`)).toHaveLength(16);
+  });
+
+  it("settles what it fetched ahead only once the first bytes are in (the boot asks for the video screen's chunk then)", async () => {
+    mediaSource(true);
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.get('*/api/video/*', async ({ request }) => {
+        fetched.push(named(request.url));
+        if (request.url.endsWith('seg00000.m4s')) await held;
+        return HttpResponse.arrayBuffer(new ArrayBuffer(16));
+      }),
+    );
+    const { start } = startWith(memoryStorage());
+    let settled = false;
+    void start.fetchAhead().then(() => (settled = true));
+    await vi.waitFor(() => expect(fetched).toContain(`${ID}-144p/seg00000.m4s`));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settled).toBe(false);
+    answer();
+    await vi.waitFor(() => expect(settled).toBe(true));
+  });
+
   it('plans again after its video stopped: a second signin starts where the visitor left off', async () => {
     mediaSource(false);
     const storage = memoryStorage({ [VIDEO_KEY_KEY]: KEY });
@@ -215,7 +245,7 @@ describe('the start the boot hands the app (video-start.ts)', () => {
 
   it('asks nothing ahead where there is no Media Source (native HLS plays the master itself)', async () => {
     const { start } = startWith(memoryStorage({ [VIDEO_KEY_KEY]: KEY }));
-    start.loginLoaded();
+    await start.fetchAhead();
     start.signedIn();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fetched).toEqual([]);

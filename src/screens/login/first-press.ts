@@ -13,16 +13,21 @@ export const LOGIN_FORM_CLASS = 'login__form';
 export interface EarlySignin {
   password: string;
   result: Promise<SigninResult>;
+  /** The result, once it came. */
+  settled?: SigninResult;
 }
+
+export type SignedIn = Extract<SigninResult, { kind: 'ok' }>;
 
 /**
  * The boot script's part: answers the form until the app does; `onPress` hears the start of a
- * signin, `onSignedIn` its success. Returns the login screen's part: the signin started, if any,
+ * signin, `onSignedIn` its success (the signin is kept for the app all the same: the machine
+ * decides it). Returns the login screen's part: the signin started, if any,
  * taken once when the screen is live, after which React answers the form.
  */
 export function answerBeforeApp(
   form: HTMLFormElement,
-  { onPress, onSignedIn }: { onPress: () => void; onSignedIn: () => void },
+  { onPress, onSignedIn }: { onPress: () => void; onSignedIn: (result: SignedIn) => void },
 ): () => EarlySignin | undefined {
   let early: EarlySignin | undefined;
   let answeredByApp = false;
@@ -36,8 +41,12 @@ export function answerBeforeApp(
     if (typeof password !== 'string' || password === '' || early) return;
     const status = form.querySelector('[role="status"]');
     if (status) status.textContent = SUBMITTING_MESSAGE;
-    early = { password, result: signin(password) };
-    void early.result.then(({ kind }) => kind === 'ok' && onSignedIn());
+    const started: EarlySignin = { password, result: signin(password) };
+    early = started;
+    void started.result.then((result) => {
+      started.settled = result;
+      if (result.kind === 'ok') onSignedIn(result);
+    });
     onPress();
   });
   return () => {

@@ -12,7 +12,7 @@ import {
 import type { AuthEvent } from '../../../machines/auth-machine';
 import { useSigninMutation, type SigninResult } from '../../api/signin';
 import logoUrl from '../../assets/logo.svg';
-import { AuthActor } from '../../auth/auth-provider';
+import { AuthActor, signinEvent } from '../../auth/auth-provider';
 import { preload, useChunks } from '../../chunks';
 import { config } from '../../config';
 import { useHandoff } from '../../handoff-context';
@@ -31,21 +31,6 @@ const LOGIN_TITLE = 'Ingresar';
 /** The downloaded copy's screen: a chunk of its own, which the service worker keeps. */
 const CopyScreen = lazy(() => import('../../offline/copy-screen'));
 
-function eventFor(result: SigninResult): AuthEvent {
-  switch (result.kind) {
-    case 'ok': {
-      const { empresa, nombres, videoKey } = result;
-      return { type: 'signin.succeeded', empresa, nombres, videoKey };
-    }
-    case 'wrong':
-      return { type: 'signin.rejected' };
-    case 'rateLimited':
-      return { type: 'signin.rateLimited', retryAfterS: result.retryAfterS };
-    case 'failed':
-      return { type: 'signin.failed' };
-  }
-}
-
 /**
  * The login screen. The build prerenders it into index.html (scripts/build/prerender.ts), so that the
  * form is on screen before the JavaScript arrives; React then hydrates it.
@@ -62,8 +47,8 @@ export function LoginScreen() {
   const formRef = useRef<HTMLFormElement>(null);
   const toMachine = useCallback(
     (result: SigninResult) => {
-      if (result.kind === 'ok') handoff.video.signedIn();
-      actorRef.send(eventFor(result));
+      if (result.kind === 'ok') handoff.video.signedIn(result.videoKey);
+      actorRef.send(signinEvent(result));
     },
     [actorRef, handoff],
   );

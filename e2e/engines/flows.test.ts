@@ -100,9 +100,11 @@ describe.each(ENGINES)('%s', (name) => {
     }
   });
 
-  test('a press at the first paint, the app still on its way, shows "Cargando..." and ends on the video screen', async () => {
+  test('a press at the first paint, the app still on its way, shows "Cargando..." and the video screen at the signin\'s success; the app then stores the session', async () => {
     const proxy = state.proxies.mp4;
-    proxy.hold(ENTRY);
+    const signin = /\/api\/users\/signin$/;
+    // The signin's answer too, until "Cargando..." was seen: a right one replaces the login.
+    proxy.hold(new RegExp(`${ENTRY.source}|${signin.source}`));
     await page.goto(loginUrl(proxy));
     await proxy.held();
     await until(
@@ -114,22 +116,17 @@ describe.each(ENGINES)('%s', (name) => {
     await page.fill('#password', E2E_PASSWORD);
     await page.click('.login__submit');
     expect(await until(page, '"Cargando..."', textOf, ['[role="status"]'])).toBe('Cargando...');
-    // The signin went out and came back without the app.
-    await until(
-      page,
-      'the signin answered',
-      () =>
-        performance
-          .getEntriesByType('resource')
-          .some((entry) => entry.name.endsWith('/api/users/signin')),
-      [],
-    );
-    expect(
-      await page.evaluate(() =>
-        Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__react')),
-      ),
-    ).toBe(false);
+    proxy.release(signin);
+    // The signin came back without the app: the boot script shows the video screen itself.
+    await expectVideoScreen(page);
+    const appRan = () =>
+      Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__react'));
+    expect(await page.evaluate(appRan)).toBe(false);
+    expect(await page.evaluate(() => localStorage.getItem('session'))).toBeNull();
     proxy.release();
+    // The machine takes the signin once the app is here, and stores the session.
+    await until(page, 'the app', appRan, []);
+    await until(page, 'the stored session', () => !!localStorage.getItem('session'), []);
     await expectVideoScreen(page);
   });
 

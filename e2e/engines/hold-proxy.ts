@@ -15,8 +15,11 @@ export interface HoldProxy {
   answered: { request: string; bytes: number }[];
   /** From now on, requests whose path matches wait until `release()`. */
   hold(pattern: RegExp): void;
-  /** Lets every held request go on, and holds nothing more. */
-  release(): void;
+  /**
+   * Lets every held request go on, and holds nothing more; with `only`, lets go the held
+   * requests whose path it matches, and holds on as before.
+   */
+  release(only?: RegExp): void;
   /** Resolves once a request matching the held pattern is waiting. */
   held(): Promise<string>;
   /** With true, every connection is closed at once, as with no link (the browser still says it is online); false brings the link back. */
@@ -34,7 +37,7 @@ export async function startHoldProxy(
 ): Promise<HoldProxy> {
   const upstream = new URL(target);
   let pattern: RegExp | null = null;
-  let waiting: (() => void)[] = [];
+  let waiting: { path: string; go: () => void }[] = [];
   let onHeld: ((path: string) => void)[] = [];
 
   const answered: HoldProxy['answered'] = [];
@@ -72,7 +75,7 @@ export async function startHoldProxy(
     const path = req.url ?? '/';
     seen.push(path);
     if (!pattern?.test(path)) return forward(req, res);
-    waiting.push(() => forward(req, res));
+    waiting.push({ path, go: () => forward(req, res) });
     onHeld.forEach((notify) => notify(path));
     onHeld = [];
   });
@@ -86,11 +89,11 @@ export async function startHoldProxy(
     hold: (next) => {
       pattern = next;
     },
-    release: () => {
-      pattern = null;
-      const go = waiting;
-      waiting = [];
-      go.forEach((send) => send());
+    release: (only) => {
+      if (!only) pattern = null;
+      const go = waiting.filter(({ path }) => !only || only.test(path));
+      waiting = waiting.filter((held) => !go.includes(held));
+      go.forEach((held) => held.go());
     },
     linkDown: (next) => {
       down = next;

@@ -9,8 +9,7 @@ import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from '
 import { trackRequests, videoScreen, type Browser, type Link } from './browser';
 import { benchSite } from './load';
 import { REFERENCE, atLeast, atMost, exactly, holds, seconds, section } from './measure';
-import { kilobytes, reading, sleep } from './measure';
-import type { Site } from './measure';
+import { kilobytes, reading, sleep, type Site } from './measure';
 import { watchVideo, type Watch } from './watch-video';
 
 /** Not a DevTools preset: the worst links in the field (2G EDGE), for the 144p rung. */

@@ -9,8 +9,7 @@ import { startRedis } from '../test-support/redis-server';
 import { SIGNIN_PATH, residentBytes, signedIn, signinBody } from '../test-support/test-server';
 import { startServer } from '../test-support/test-server';
 import { atEnd, atMost, cannon, exactly, figure, quantile, reading, sleep } from './measure';
-import { section } from './measure';
-import type { Reading, Site } from './measure';
+import { section, type Reading, type Site } from './measure';
 
 /** As in production, but with per-address limits that let the flood's signins reach the hashing. */
 export const BENCH_SERVER_ENV = {

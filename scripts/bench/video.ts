@@ -2,8 +2,7 @@
 import { PHONE, launchBrowser, returningVisitor, trackRequests, videoScreen } from './browser';
 import type { Browser, Chunk, Visitor } from './browser';
 import { atMost, figure, holds, kilobytes, median, medianOf, runsOf, seconds } from './measure';
-import { reading, repeat, section } from './measure';
-import type { Site } from './measure';
+import { reading, repeat, section, type Site } from './measure';
 import { watchVideo } from './watch-video';
 
 const [RUNS, SEEK_FRACTION, START_BUDGET] = [3, 0.8, 0.1];

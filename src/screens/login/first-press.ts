@@ -22,8 +22,8 @@ export type SignedIn = Extract<SigninResult, { kind: 'ok' }>;
 /**
  * The boot script's part: answers the form until the app does; `onPress` hears the start of a
  * signin, `onSignedIn` its success (the signin is kept for the app all the same: the machine
- * decides it). Returns the login screen's part: the signin started, if any,
- * taken once when the screen is live, after which React answers the form.
+ * decides it). Returns the login screen's part: the signin started, if any, taken once when the
+ * screen is live, after which React answers the form.
  */
 export function answerBeforeApp(
   form: HTMLFormElement,

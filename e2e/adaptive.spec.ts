@@ -270,36 +270,53 @@ test('a returning visitor with nothing cached: the second segment is asked for w
   expect(new Set(asked).size).toBe(asked.length);
 });
 
-test('a returning visitor on a slow link sees the first frame before the first segment has all arrived', async ({
+test('a returning visitor on a slow link sees the first frame before the first segment has all arrived, and the second segment plays from its first seconds on', async ({
   page,
 }) => {
   await login(page);
   const videoScreen = page.url();
   await page.goto('about:blank');
   await backWithSlowLink(page);
+  // When the video first holds more than the first segment (2 s): the second's first fragment.
+  await page.addInitScript(() => {
+    const poll = setInterval(() => {
+      const element = document.querySelector('video');
+      const { buffered } = element ?? { buffered: null };
+      if (!buffered?.length || buffered.end(buffered.length - 1) <= 2.5) return;
+      (window as { pastFirstAt?: number }).pastFirstAt = performance.now();
+      clearInterval(poll);
+    }, 20);
+  });
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.clearBrowserCache');
   // 19 KB/s: the 144p first segment's last bytes come most of a second after its first
-  // fragment's, which the Media Source shows on its own (prepare-video cuts it in four). At
-  // 50 KB/s the gap was a few tenths, which a busy machine's first decode could outlast.
+  // fragment's, which the Media Source shows on its own (prepare-video cuts it in four), and the
+  // 6 s second segment's last two seconds after its first two. At 50 KB/s the gap was a few
+  // tenths, which a busy machine's first decode could outlast.
   await throttle(page, 150, 100);
   await page.goto(videoScreen);
   // A resource's timing is listed once its answer has ended.
   const read = () =>
-    page.evaluate(() => ({
-      firstDataAt: (window as { firstDataAt?: number }).firstDataAt,
-      segmentEnd: (
-        performance
-          .getEntriesByType('resource')
-          .find((entry) => /\/seg00000\.m4s$/.test(entry.name)) as
-          PerformanceResourceTiming | undefined
-      )?.responseEnd,
-    }));
+    page.evaluate(() => {
+      const ended = (name: RegExp) =>
+        (
+          performance.getEntriesByType('resource').find((entry) => name.test(entry.name)) as
+            PerformanceResourceTiming | undefined
+        )?.responseEnd;
+      const seen = window as { firstDataAt?: number; pastFirstAt?: number };
+      return {
+        firstDataAt: seen.firstDataAt,
+        firstEnd: ended(/\/seg00000\.m4s$/),
+        pastFirstAt: seen.pastFirstAt,
+        secondEnd: ended(/\/seg00001\.m4s$/),
+      };
+    });
   await expect
-    .poll(async () => Object.values(await read()).every(Boolean), { timeout: 15_000 })
+    .poll(async () => Object.values(await read()).every(Boolean), { timeout: 20_000 })
     .toBe(true);
-  const { firstDataAt, segmentEnd } = await read();
-  expect(firstDataAt).toBeLessThan(segmentEnd!);
+  const { firstDataAt, firstEnd, pastFirstAt, secondEnd } = await read();
+  expect(firstDataAt).toBeLessThan(firstEnd!);
+  expect(pastFirstAt).toBeLessThan(secondEnd!);
 });
 
 test("a signin answered by the app: the video's first bytes left while the visitor typed, the rest with its success, before the video screen's code is here", async ({

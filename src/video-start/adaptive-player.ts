@@ -33,9 +33,9 @@ const BEFORE_PLAY_BUFFER_S = 1;
 const BUFFER_S = 30;
 
 /**
- * Automatic quality stays on the start rendition for this many segments: the first is short
- * (2 s, for the first frame), too small a sample of the link to move up on, and too little
- * buffer to come back down in time if the move was wrong.
+ * Automatic quality stays on the start rendition for this many segments (the start's own
+ * included): the first is short (2 s, for the first frame), too small a sample of the link to
+ * move up on, and too little buffer to come back down in time if the move was wrong.
  */
 const HELD_SEGMENTS = 2;
 
@@ -202,8 +202,9 @@ export function attachAdaptive(options: AttachOptions): AdaptivePlayer | null {
     hls.startLevel = level !== -1 ? level : Math.max(started, 0);
     if (level !== -1) hls.loadLevel = level;
     else {
-      held = HELD_SEGMENTS;
-      hls.config.abrBandWidthUpFactor = 0;
+      // Those the start appended count: their seconds are in the buffer.
+      held = Math.max(0, HELD_SEGMENTS - (options.handover?.segments ?? 0));
+      if (held) hls.config.abrBandWidthUpFactor = 0;
     }
     hls.startLoad(options.position > 0 ? options.position : -1);
     // What the start appended is of its rendition; hls.js reports only what it appended itself

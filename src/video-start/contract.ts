@@ -77,6 +77,8 @@ export interface MediaHandover {
   buffer: SourceBuffer;
   /** What the buffer was made for, as the rendition's playlist says it. */
   codecs: string;
+  /** The whole segments in it, the first one included. */
+  segments: number;
 }
 
 export interface AttachOptions {

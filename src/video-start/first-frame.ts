@@ -7,8 +7,8 @@
  */
 import { SEGMENT_S } from '../../config/media-layout';
 import type { EarlyAnswer, MediaHandover } from './contract';
-import { FOLLOW_MAX, runsLow, secondSegmentAt } from './link-schedule';
-import { decryptSegment, segmentDecrypter } from './segment-crypto';
+import { FOLLOW_MAX, runsLow, secondMayLeave } from './link-schedule';
+import { segmentDecrypter } from './segment-crypto';
 
 /**
  * Once the bytes are here, opening, appending and showing the frame take milliseconds in
@@ -41,9 +41,6 @@ const runningLow = (video: HTMLVideoElement, coming: () => number) =>
     check();
   });
 
-const until = (time: number) =>
-  new Promise((resolve) => setTimeout(resolve, time - performance.now()));
-
 /** The next `name` or `error` on `target`; both listeners go (hls.js adopts the buffer). */
 const event = (target: EventTarget, name: string) =>
   new Promise<void>((resolve, reject) => {
@@ -71,6 +68,31 @@ const startsWithBox = (bytes: Uint8Array) =>
   bytes.byteLength >= 8 && /^[a-z]{4}$/.test(String.fromCharCode(...bytes.subarray(4, 8)));
 
 /**
+ * Appends `answer`'s bytes as they arrive (decrypted by `decrypter`): a Media Source shows each
+ * fragment once it is whole, before the rest of the segment is there. Each append, not the link,
+ * is bounded. False when the link failed part-way: what came stays.
+ */
+async function appendArriving(
+  buffer: SourceBuffer,
+  answer: EarlyAnswer,
+  decrypter: ReturnType<typeof segmentDecrypter> | null,
+): Promise<boolean> {
+  let checked = !decrypter;
+  for await (const chunk of answer.chunks()) {
+    const bytes = decrypter ? await decrypter.next(chunk) : chunk;
+    if (!bytes.byteLength) continue;
+    // A wrong key gives noise: never appended (the element would fail), nor given to hls.js.
+    if (!checked && !(checked = startsWithBox(bytes))) throw new WrongKey();
+    await within(append(buffer, bytes));
+  }
+  if (!(await answer)) return false;
+  // The last block and its padding: a wrong key fails here if no append failed before.
+  const rest = decrypter && (await decrypter.end());
+  if (rest?.byteLength) await within(append(buffer, rest));
+  return true;
+}
+
+/**
  * Whether the start can show the first frame itself here. Not with ManagedMediaSource (Safari
  * 17+, iPhones): it needs disableRemotePlayback and a test of its own; hls.js starts there.
  */
@@ -88,8 +110,8 @@ export interface FirstFrameKey {
 
 /**
  * Shows `init` and `first` in `video` from `position` (seconds): from 0, as soon as the first
- * fragment is appended (decrypted as it arrives when `encrypted`); `shown` settles, once all of `first` is, with whether it showed. Where
- * it cannot (no MediaSource or codecs, a failed request, an engine that does not show it)
+ * fragment is appended (decrypted as it arrives when `encrypted`); `shown` settles, once all of
+ * `first` is, with whether it showed. Where it cannot (no MediaSource or codecs, a failed request, an engine that does not show it)
  * hls.js starts as it always did. `follow` appends the next segments while hls.js is not
  * there yet; `handOver` stops that and gives hls.js the Media Source. `attach` sets the source.
  */
@@ -105,43 +127,33 @@ export function showFirstFrame(
   let buffer: SourceBuffer | null = null;
   let key: CryptoKey | null = null;
   let keyRefused = false;
-  /** A later segment's clear bytes (`step` after the first). */
-  const clear = async (step: number, body: ArrayBuffer) =>
-    key && encrypted ? decryptSegment(key, encrypted.sequence + step, body) : body;
+  /** The decrypter of the segment `step` after the first, or null for a clear publish. */
+  const decrypterOf = (step: number) =>
+    key && encrypted ? segmentDecrypter(key, encrypted.sequence + step) : null;
   let appending: Promise<unknown> = Promise.resolve();
+  // The whole segments appended, once the first is.
+  let segments = 0;
   let handedOver = false;
+  const opened = mediaSource && event(mediaSource, 'sourceopen');
   const shown = (async () => {
     if (!mediaSource) return false;
-    const opened = event(mediaSource, 'sourceopen');
     attach(URL.createObjectURL(mediaSource));
     const initAnswer = await init;
     if (!initAnswer) return false;
-    await within(opened);
+    await within(opened!);
     // Its length before hls.js reads the playlist: the controls do not change when it comes.
     if (durationS) mediaSource.duration = durationS;
     const made = mediaSource.addSourceBuffer(mimeType(codecs!));
     await within(append(made, initAnswer.body));
     if (encrypted) key = await encrypted.key;
     if (encrypted && !key) return false;
-    const decrypter = key && encrypted ? segmentDecrypter(key, encrypted.sequence) : null;
-    // As they arrive: the first segment's first fragment (prepare-video cuts it short) shows
-    // the frame while the rest is on its way. Each append, not the link, is bounded.
-    let checked = !decrypter;
-    for await (const chunk of first.chunks()) {
-      const bytes = decrypter ? await decrypter.next(chunk) : chunk;
-      if (!bytes.byteLength) continue;
-      // A wrong key gives noise: never appended (the element would fail), nor given to hls.js.
-      if (!checked && !(checked = startsWithBox(bytes))) throw new WrongKey();
-      await within(append(made, bytes));
-    }
-    if (!(await first)) return false;
-    // The last block and its padding: a wrong key fails here if no append failed before.
-    const rest = decrypter && (await decrypter.end());
-    if (rest?.byteLength) await within(append(made, rest));
+    // The first segment's first fragment (prepare-video cuts it short) shows the frame.
+    if (!(await appendArriving(made, first, decrypterOf(0)))) return false;
     if (position > 0 && video.paused) video.currentTime = position;
     if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA)
       await within(event(video, 'loadeddata'));
     buffer = made;
+    segments = 1;
     return true;
   })().catch((error: unknown) => {
     keyRefused = error instanceof WrongKey;
@@ -154,10 +166,10 @@ export function showFirstFrame(
     /** Whether the element was given the start's own source (hls.js's would load it again). */
     attached: mediaSource !== null,
     /**
-     * Until hls.js takes over, appends the segments after the first, in order (`ask(1)`,
-     * `ask(2)`, ...), each when link-schedule.ts lets it leave (`firstMs`: the first's transfer
-     * as estimated), the third and later once the one before begins to arrive. Settles when the
-     * second is appended, or will not be.
+     * Until hls.js takes over, appends the segments after the first as they arrive, in order
+     * (`ask(1)`, `ask(2)`, ...), each when link-schedule.ts lets it leave (`firstMs`: the first's
+     * transfer as estimated), the third and later once the one before begins to arrive. Settles
+     * when the second is appended, or will not be.
      */
     follow(ask: (step: number) => EarlyAnswer, firstMs: number): Promise<void> {
       let queue: Promise<unknown> = shown;
@@ -171,21 +183,26 @@ export function showFirstFrame(
       void (async () => {
         let previous = first;
         for (let step = 1; step <= FOLLOW_MAX; step += 1) {
-          if (step === 1)
-            await Promise.race([first, until(secondSegmentAt(first.askedAt, firstMs))]);
+          // Not before the source is open: a closed one is a source replaced (hls.js's, the MP4).
+          if (step === 1) await Promise.all([secondMayLeave(first, firstMs), opened]);
           else await Promise.all([previous.started, runningLow(video, () => asked)]);
           if (stopped || handedOver || mediaSource?.readyState !== 'open') return;
           const answer = ask(step);
           asked += SEGMENT_S;
-          queue = Promise.all([answer, queue]).then(async ([response]) => {
+          queue = queue.then(async () => {
             // Once hls.js has it, an answer not appended yet is its own (it asks by URL).
             if (handedOver) return;
-            if (!response || !buffer) throw new Error('not appended');
-            const bytes = await clear(step, response.body);
-            if (handedOver) return;
-            // Bounded as the first's: an append WebKitGTK never ends would hold hls.js for ever.
-            appending = within(append(buffer, bytes));
-            return appending.then(() => (asked -= SEGMENT_S));
+            if (!buffer) throw new Error('not appended');
+            const made = buffer;
+            // Cut short by the link: the parser forgets its half box, or hls.js's next append
+            // would be read as its rest.
+            appending = appendArriving(made, answer, decrypterOf(step)).then((whole) => {
+              if (!whole && mediaSource?.readyState === 'open') made.abort();
+              return whole;
+            });
+            if (!(await appending)) throw new Error('cut short');
+            asked -= SEGMENT_S;
+            segments += 1;
           });
           // A segment that could not be appended (the link, the source replaced) ends the chain.
           queue.catch(() => (stopped = true)).finally(secondIn);
@@ -199,12 +216,14 @@ export function showFirstFrame(
     async handOver(): Promise<MediaHandover | null> {
       const ok = await shown;
       handedOver = true;
+      // The segment arriving goes on to its end (each append is bounded): hls.js then asks
+      // for the one after it.
       try {
-        await within(appending);
+        await appending;
       } catch {
         return null;
       }
-      return ok && buffer ? { mediaSource: mediaSource!, buffer, codecs: codecs! } : null;
+      return ok && buffer ? { mediaSource: mediaSource!, buffer, codecs: codecs!, segments } : null;
     },
   };
 }

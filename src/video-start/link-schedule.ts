@@ -3,6 +3,7 @@
  * asks them): on the slowest links hls.js's chunk comes seconds after the first frame, beside
  * the app's bundle (docs/benchmarks.md); sooner, it chooses the rendition.
  */
+import type { EarlyAnswer } from './contract';
 
 /** The segments appended after the first, at most (to 20 s). */
 export const FOLLOW_MAX = 3;
@@ -16,6 +17,15 @@ export const AHEAD_S = 10;
  * would wait) nor a round trip late (a play pressed at the frame would wait).
  */
 export const secondSegmentAt = (firstAskedAt: number, firstMs: number) => firstAskedAt + firstMs;
+
+/** Settles when the second segment may leave: at secondSegmentAt, or when the first has come. */
+export const secondMayLeave = (first: EarlyAnswer, firstMs: number) =>
+  Promise.race([
+    first,
+    new Promise((resolve) =>
+      setTimeout(resolve, secondSegmentAt(first.askedAt, firstMs) - performance.now()),
+    ),
+  ]);
 
 /**
  * Whether a segment after the second may leave: the video plays with less than AHEAD_S ahead,

@@ -13,16 +13,22 @@ const EARLY_TIMEOUT_MS = 60_000;
  */
 export function mediaRequests() {
   let ahead = new Map<string, EarlyAnswer>();
+  // Each file once per start: one taken is not asked ahead again.
+  let taken = new Set<string>();
   return {
     /** Asks for `urls` now, each once; settles when their answers are in, or failed. */
     ahead(urls: string[]): Promise<void> {
-      for (const url of urls) if (!ahead.has(url)) ahead.set(url, ask(url));
-      return Promise.all(urls.map((url) => ahead.get(url))).then(() => {});
+      const fresh = urls.filter((url) => !taken.has(url));
+      for (const url of fresh) if (!ahead.has(url)) ahead.set(url, ask(url));
+      return Promise.all(fresh.map((url) => ahead.get(url))).then(() => {});
     },
+    /** The answer to `url` asked ahead and not taken yet. */
+    asked: (url: string) => ahead.get(url),
     /** The answers to `urls`: those asked ahead, the others asked now. */
     take(urls: string[]): EarlyRequests {
       return new Map(
         urls.map((url) => {
+          taken.add(url);
           const asked = ahead.get(url);
           return [url, asked && ahead.delete(url) ? asked : ask(url)] as const;
         }),
@@ -31,6 +37,7 @@ export function mediaRequests() {
     /** Drops what was asked ahead and not taken (a start that ended). */
     forget() {
       ahead = new Map();
+      taken = new Set();
     },
   };
 }

@@ -18,7 +18,8 @@ import { levelsFor, saveEstimate } from '../screens/video-player/quality';
 import { readPosition } from '../screens/video-player/resume-position';
 import type { AdaptivePlayer, LoadAdaptive } from './contract';
 import { showFirstFrame } from './first-frame';
-import { ask, mediaRequests } from './media-requests';
+import { secondMayLeave } from './link-schedule';
+import { mediaRequests } from './media-requests';
 import { importSegmentKey } from './segment-crypto';
 import { firstRequests, planStart, requestsAhead, type StartPlan } from './start-plan';
 import { keyUrlPublish, knownVideoKey } from './video-key';
@@ -69,8 +70,7 @@ export function createVideoStart(options: {
   let signedInPress: number | null = null;
   let signinKey: VideoKey | undefined;
   // The build's prerender makes one too, with no document.
-  if (typeof document !== 'undefined')
-    document.addEventListener('submit', () => (pressedAt = performance.now()), true);
+  if (typeof document !== 'undefined') document.addEventListener('submit', pressed, true);
   const timings = new WeakMap<
     HTMLVideoElement,
     { pressAt: number | null; firstFrameAt: number | null }
@@ -79,6 +79,17 @@ export function createVideoStart(options: {
   const ahead = async (signedIn: boolean) => {
     if (info && hasMediaSource()) await requests.ahead(requestsAhead(planned(info), signedIn));
   };
+  // An encrypted publish's second segment (public, useless without the key) leaves at the press,
+  // once the first's transfer is over: asked at the signin's answer, it came after the first
+  // had played (a stall per visit on Slow 3G, docs/benchmarks.md).
+  function pressed() {
+    pressedAt = performance.now();
+    if (!info?.encrypted || !hasMediaSource()) return;
+    const { ownFrame, first, firstMs, segment } = planned(info);
+    const asked = requests.asked(first);
+    if (ownFrame && asked)
+      void secondMayLeave(asked, firstMs).then(() => requests.ahead([segment(1)]));
+  }
   return {
     fetchAhead: () => ahead(false),
     signedIn: (videoKey) => {
@@ -163,7 +174,7 @@ export function createVideoStart(options: {
     // Asked after the start's first requests: hls.js finds among its early answers those the
     // start did not append (first-frame.ts says when each next segment is asked for).
     const askLater = (url: string) => {
-      const answer = ask(url);
+      const answer = requests.take([url]).get(url)!;
       early.set(url, answer);
       return answer;
     };

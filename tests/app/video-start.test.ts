@@ -12,6 +12,7 @@ import type { DownloadRecord } from '../../src/offline/download-store';
 import { saveEstimate } from '../../src/screens/video-player/quality';
 import type { AttachOptions } from '../../src/video-start/contract';
 import { AHEAD_S, runsLow, secondSegmentAt } from '../../src/video-start/link-schedule';
+import { mediaRequests } from '../../src/video-start/media-requests';
 import { firstRequests, planStart, requestsAhead } from '../../src/video-start/start-plan';
 import { createVideoStart } from '../../src/video-start/video-start';
 import { server } from './msw';
@@ -226,6 +227,66 @@ describe('the start the boot hands the app (video-start.ts)', () => {
     expect(settled).toBe(false);
     answer();
     await vi.waitFor(() => expect(settled).toBe(true));
+    // What it asked ahead goes: at the next test's press it would ask for the second segment.
+    start.stop(document.createElement('video'));
+  });
+
+  it.each([
+    ['a slow link: once the first has come', 50_000, false],
+    [
+      "a fast link: once the first's transfer as estimated is over, before it has come",
+      100_000_000,
+      true,
+    ],
+  ])(
+    "at a press, an encrypted publish's second segment leaves beside the signin, %s; each press after asks nothing more",
+    async (_link, estimateBps, beforeFirst) => {
+      mediaSource(true);
+      // Its own publish: the starts of the tests before listen to the press too.
+      const own = 'p7q8r9s0';
+      const [first, second] = [`${own}-144p/seg00000.m4s`, `${own}-144p/seg00001.m4s`];
+      let answer!: () => void;
+      const held = new Promise<void>((resolve) => (answer = resolve));
+      server.use(
+        http.get('*/api/video/*', async ({ request }) => {
+          fetched.push(named(request.url));
+          if (request.url.endsWith(first)) await held;
+          return HttpResponse.arrayBuffer(new ArrayBuffer(16));
+        }),
+      );
+      const storage = memoryStorage();
+      saveEstimate(storage, estimateBps);
+      const published = info(true);
+      const start = createVideoStart({
+        info: { ...published, rungs: published.rungs.map((r) => ({ ...r, dir: `${own}-144p` })) },
+        storage,
+        loadAdaptive: () => Promise.reject(new Error('not in this test')),
+      });
+      void start.fetchAhead();
+      await vi.waitFor(() => expect(fetched).toContain(first));
+      const press = () => document.dispatchEvent(new Event('submit'));
+      press();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(fetched.includes(second)).toBe(beforeFirst);
+      answer();
+      await vi.waitFor(() => expect(fetched).toContain(second));
+      press();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(fetched.filter((file) => file === second)).toHaveLength(1);
+    },
+  );
+
+  it('asks ahead nothing the start has taken: each file once', async () => {
+    const requests = mediaRequests();
+    const url = 'http://localhost/api/video/taken-once.m4s';
+    const asked = () => fetched.filter((file) => file === url);
+    await requests.take([url]).get(url);
+    await requests.ahead([url]);
+    expect(asked()).toHaveLength(1);
+    // A new start (the visitor signed in again) may ask for it.
+    requests.forget();
+    await requests.ahead([url]);
+    expect(asked()).toHaveLength(2);
   });
 
   it('plans again after its video stopped: a second signin starts where the visitor left off', async () => {

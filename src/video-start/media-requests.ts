@@ -42,7 +42,7 @@ export function mediaRequests() {
   };
 }
 
-export function ask(url: string): EarlyAnswer {
+function ask(url: string): EarlyAnswer {
   const askedAt = performance.now();
   const started = fetch(url, {
     credentials: 'same-origin',

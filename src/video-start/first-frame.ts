@@ -111,9 +111,10 @@ export interface FirstFrameKey {
 /**
  * Shows `init` and `first` in `video` from `position` (seconds): from 0, as soon as the first
  * fragment is appended (decrypted as it arrives when `encrypted`); `shown` settles, once all of
- * `first` is, with whether it showed. Where it cannot (no MediaSource or codecs, a failed request, an engine that does not show it)
- * hls.js starts as it always did. `follow` appends the next segments while hls.js is not
- * there yet; `handOver` stops that and gives hls.js the Media Source. `attach` sets the source.
+ * `first` is, with whether it showed. Where it cannot (no MediaSource or codecs, a failed
+ * request, an engine that does not show it) hls.js starts as it always did. `follow` appends
+ * the next segments while hls.js is not there yet; `handOver` stops that and gives hls.js the
+ * Media Source. `attach` sets the source.
  */
 export function showFirstFrame(
   video: HTMLVideoElement,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import react from '@vitejs/plugin-react';
 import browserslistToEsbuild from 'browserslist-to-esbuild';
 import { VitePWA } from 'vite-plugin-pwa';
@@ -92,6 +93,9 @@ export default defineConfig({
     // (docs/testing.md: times are the bench's to measure).
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Vitest's default on two cores is one worker; two took the unit stage from 288 to 165 s on
+    // an idle machine (docs/testing.md), most files waiting on a subprocess or a socket.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         extends: true,

@@ -93,8 +93,8 @@ export default defineConfig({
     // (docs/testing.md: times are the bench's to measure).
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Vitest's default on two cores is one worker; two took the unit stage from 288 to 165 s on
-    // an idle machine (docs/testing.md), most files waiting on a subprocess or a socket.
+    // Vitest's default on two cores is one worker; most files wait on a subprocess, a socket or
+    // scrypt, so two finish sooner on an idle machine (figures: docs/testing.md).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {

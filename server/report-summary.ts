@@ -94,6 +94,8 @@ function percentile(sorted: number[], share: number): number | null {
 
 interface View {
   seen: [number, number][];
+  /** One part's ranges are sorted and apart already (the report's rule): only more are joined. */
+  parts: number;
   durationS: number;
   firstFrameMs?: number;
   offline: boolean;
@@ -113,6 +115,13 @@ function joined(ranges: [number, number][]): [number, number][] {
   return out;
 }
 
+/** The map's entry for `key`, made by `make` the first time. */
+function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
+}
+
 /** Own keys only: an error code may well be "constructor". */
 const bump = (map: Record<string, number>, key: string, by = 1) => {
   map[key] = (Object.hasOwn(map, key) ? map[key]! : 0) + by;
@@ -122,7 +131,8 @@ const bump = (map: Record<string, number>, key: string, by = 1) => {
 class SummaryBuilder {
   private readonly views = new Map<string, View>();
   private readonly devices = new Set<string>();
-  private readonly browserViews = new Map<string, number>();
+  /** Views by family, major version and engine: no key string is built per view. */
+  private readonly browserViews = new Map<string, Map<number, Map<string, number>>>();
   private readonly vitals = new Map<string, { name: VitalName; value: number }>();
   private readonly sums = {
     phone: 0,
@@ -151,15 +161,22 @@ class SummaryBuilder {
 
   private addView(report: ViewReport): void {
     let view = this.views.get(report.view);
-    if (!view) {
-      view = { seen: [], durationS: report.durationS, offline: false, fromWorker: false, seeks: 0 };
+    if (view) {
+      view.seen = view.seen.concat(report.seen);
+      view.parts += 1;
+    } else {
+      const { seen, durationS } = report;
+      view = { seen, parts: 1, durationS, offline: false, fromWorker: false, seeks: 0 };
       this.views.set(report.view, view);
       this.sums[report.device] += 1;
       const { family, major, engine } = report.browser;
-      const key = `${family} ${major} ${engine}`;
-      this.browserViews.set(key, (this.browserViews.get(key) ?? 0) + 1);
+      const engines = entry(
+        entry(this.browserViews, family, () => new Map()),
+        major,
+        () => new Map(),
+      );
+      engines.set(engine, (engines.get(engine) ?? 0) + 1);
     }
-    for (const range of report.seen) view.seen.push(range);
     // Said by whichever part saw it (parts may arrive in any order).
     if (report.firstFrameMs !== undefined)
       view.firstFrameMs = Math.min(view.firstFrameMs ?? Infinity, report.firstFrameMs);
@@ -223,7 +240,7 @@ class SummaryBuilder {
       if (view.seeks > 0) seeked += 1;
       if (view.firstFrameMs !== undefined) frames.push(view.firstFrameMs);
       let seen = 0;
-      for (const [from, to] of joined(view.seen)) {
+      for (const [from, to] of view.parts > 1 ? joined(view.seen) : view.seen) {
         const end = Math.min(to, videoSeconds);
         if (from >= end) continue;
         changes[from]! += 1;
@@ -241,13 +258,16 @@ class SummaryBuilder {
     frames.sort((a, b) => a - b);
     const minutesPlayed = this.sums.playedSeconds / 60;
     const engines: Record<string, number> = {};
-    const browsers = [...this.browserViews]
-      .map(([key, views]) => {
-        const [family = '', major = '0', engine = ''] = key.split(' ');
-        bump(engines, engine, views);
-        return { family, major: Number(major), engine, views };
-      })
-      .sort((a, b) => b.views - a.views || a.family.localeCompare(b.family) || b.major - a.major);
+    const browsers: Summary['browsers'] = [];
+    for (const [family, versions] of this.browserViews)
+      for (const [major, byEngine] of versions)
+        for (const [engine, views] of byEngine) {
+          bump(engines, engine, views);
+          browsers.push({ family, major, engine, views });
+        }
+    browsers.sort(
+      (a, b) => b.views - a.views || a.family.localeCompare(b.family) || b.major - a.major,
+    );
     const vitals = [...this.vitals.values()];
     const webVitals = Object.fromEntries(
       VITALS.map((name) => {

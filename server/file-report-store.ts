@@ -1,7 +1,8 @@
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FieldReport } from '../config/field-report.js';
-import { DAY_MS, parseStored, type ReportStore, type StoredReport } from './report-store.js';
+import { DAY_MS, linesIn, parseStored, reportsIn } from './report-store.js';
+import type { ReportStore, StoredReport } from './report-store.js';
 
 /** In DATA_DIR: one JSON line per report, appended; `npm run report` reads the same file. */
 export const REPORTS_FILE = 'field-reports.jsonl';
@@ -9,28 +10,15 @@ export const REPORTS_FILE = 'field-reports.jsonl';
 /** Bytes read at once: a period of reports is read whole, in a few large reads. */
 const READ_CHUNK = 1024 * 1024;
 
-/** The file's lines, a read's worth at a time; none when there is no file yet. */
-async function* linesOf(file: string): AsyncGenerator<string[]> {
+/** The file's bytes, a read's worth at a time; none when there is no file yet. */
+async function* chunksOf(file: string): AsyncGenerator<Buffer> {
   const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;
   });
   if (!handle) return;
   try {
-    let rest = '';
-    for await (const chunk of handle.createReadStream({
-      encoding: 'utf8',
-      highWaterMark: READ_CHUNK,
-      autoClose: false,
-    }) as AsyncIterable<string>) {
-      // The chunk alone is split: joined to the rest first, all of it would be copied again.
-      const lines = chunk.split('\n');
-      lines[0] = rest + lines[0]!;
-      rest = lines.pop()!;
-      yield lines;
-    }
-    // A last line without its newline: cut by a crash, or still being written.
-    if (rest) yield [rest];
+    yield* handle.createReadStream({ highWaterMark: READ_CHUNK, autoClose: false });
   } finally {
     await handle.close();
   }
@@ -95,14 +83,7 @@ export class FileReportStore implements ReportStore {
     // What this process has accepted is in the file before it is read.
     await this.settled();
     const from = Math.max(sinceMs, this.options.now() - this.options.retentionMs);
-    for await (const lines of linesOf(this.file)) {
-      const batch: StoredReport[] = [];
-      for (const line of lines) {
-        const stored = parseStored(line);
-        if (stored && stored.at >= from) batch.push(stored);
-      }
-      if (batch.length) yield batch;
-    }
+    yield* reportsIn(chunksOf(this.file), from);
   }
 
   async close(): Promise<void> {
@@ -175,7 +156,7 @@ export class FileReportStore implements ReportStore {
     const kept: string[] = [];
     let dropped = 0;
     this.ids.clear();
-    for await (const lines of linesOf(this.file))
+    for await (const lines of linesIn(chunksOf(this.file)))
       for (const line of lines) {
         const stored = parseStored(line);
         if (!stored || stored.at < cutoff) dropped += 1;

@@ -1,29 +1,36 @@
 import type { Redis } from 'ioredis';
 import type { FieldReport } from '../config/field-report.js';
 import { defineScript, inStore, LUA_NOW, type Script } from './redis.js';
-import { parseStored, type ReportStore, type StoredReport } from './report-store.js';
+import { DAY_MS, reportsIn, type ReportStore, type StoredReport } from './report-store.js';
 
 /**
- * Reports in Redis (REDIS_URL), one stream for every instance: entries are ordered and dated by
- * Redis's clock (the entry id), so a period is one XRANGE. A report's id is remembered for the
- * retention, so a replay to any instance counts once; the same script trims what is older. The
- * braces keep both keys in one slot for a cluster.
+ * Reports in Redis (REDIS_URL), shared by every instance: a string per day, the file store's JSON
+ * lines appended to it, dated by Redis's clock. A period is a few long reads (a stream's reply
+ * entry per report cost more than the reports' own JSON: docs/benchmarks.md). A report's id is
+ * remembered for the retention, so a replay to any instance counts once; a day's string expires
+ * once its reports are past the retention. The braces keep every key in one slot for a cluster.
  */
-const LOG = 'reports:{field}:log';
+const DAY = 'reports:{field}:day:';
 const SEEN = 'reports:{field}:id:';
+/** Where versions before 2026-11-28 kept them: read until its reports pass the retention. */
+const OLD_LOG = 'reports:{field}:log';
 
-/** Reads in pages: a long period never blocks Redis on one reply. */
-const PAGE = 1000;
+/** Bytes read at once: a long period never blocks Redis on one reply. */
+const READ_BYTES = 1024 * 1024;
 
+// The day is the instance's (a script names its keys up front); the date in the line is Redis's.
+// So a day's string may hold a few reports of the day beside it: the reader reads one more each
+// side and keeps each day a day longer.
 const ADD = `${LUA_NOW}
 local keep = tonumber(ARGV[1])
 if not redis.call('SET', KEYS[1], '1', 'PX', keep, 'NX') then return 0 end
-redis.call('XADD', KEYS[2], 'MINID', tostring(now - keep), '*', 'r', ARGV[2])
+redis.call('APPEND', KEYS[2], '{"at":' .. now .. ',' .. string.sub(ARGV[2], 2) .. '\\n')
+redis.call('PEXPIREAT', KEYS[2], tonumber(ARGV[3]) + keep)
+if redis.call('PTTL', KEYS[3]) == -1 then redis.call('PEXPIRE', KEYS[3], keep) end
 return 1
 `;
 
-/** A stream id's milliseconds ("1732700000000-0"). */
-const msOf = (id: string) => Number(id.slice(0, id.indexOf('-')));
+const dayOf = (ms: number) => ms - (ms % DAY_MS);
 
 export class RedisReportStore implements ReportStore {
   private readonly addScript: Script;
@@ -33,35 +40,46 @@ export class RedisReportStore implements ReportStore {
     private readonly retentionMs: number,
     private readonly now: () => number = Date.now,
   ) {
-    this.addScript = defineScript(redis, 'reportAdd', 2, ADD);
+    this.addScript = defineScript(redis, 'reportAdd', 3, ADD);
   }
 
   async add(device: string, report: FieldReport): Promise<boolean> {
+    const day = dayOf(this.now());
+    const [line, expires] = [JSON.stringify({ device, report }), day + 2 * DAY_MS];
     const added = await inStore(() =>
-      this.addScript(SEEN + report.id, LOG, this.retentionMs, JSON.stringify({ device, report })),
+      this.addScript(SEEN + report.id, DAY + day, OLD_LOG, this.retentionMs, line, expires),
     );
     return added === 1;
   }
 
   async *since(sinceMs: number): AsyncGenerator<StoredReport[]> {
-    // Trimmed at each report; between reports the reader leaves out what is past the retention.
-    // As buffers: ioredis's decoding of every id and field name to a string cost more than the
-    // reports' own JSON (docs/benchmarks.md); only the JSON and the ids are decoded here.
-    const read = (start: string) =>
-      inStore(() => this.redis.xrangeBuffer(LOG, start, '+', 'COUNT', PAGE));
-    let next = read(String(Math.max(0, sinceMs, this.now() - this.retentionMs)));
-    for (;;) {
-      const page = await next;
-      // The next page travels while this one is parsed.
-      if (page.length === PAGE) next = read(`(${page.at(-1)![0].toString()}`);
-      const batch: StoredReport[] = [];
-      for (const [id, fields] of page) {
-        const stored = parseStored(fields[1]?.toString() ?? '', msOf(id.toString()));
-        if (stored) batch.push(stored);
-      }
-      if (batch.length) yield batch;
-      if (page.length < PAGE) return;
+    const now = this.now();
+    const from = Math.max(0, sinceMs, now - this.retentionMs);
+    yield* this.oldLog(from);
+    for (let day = dayOf(from) - DAY_MS; day <= dayOf(now) + DAY_MS; day += DAY_MS)
+      yield* reportsIn(this.chunks(DAY + day), from);
+  }
+
+  /** A day's string, READ_BYTES at a time; the next read travels while one is parsed. */
+  private async *chunks(key: string): AsyncGenerator<Buffer> {
+    const read = (start: number) =>
+      inStore(() => this.redis.getrangeBuffer(key, start, start + READ_BYTES - 1));
+    let next = read(0);
+    for (let start = 0; ; start += READ_BYTES) {
+      const chunk = await next;
+      if (chunk.length === READ_BYTES) next = read(start + READ_BYTES);
+      if (chunk.length) yield chunk;
+      if (chunk.length < READ_BYTES) return;
     }
+  }
+
+  /** The stream of versions before 2026-11-28 (`{ device, report }` entries dated by their id). */
+  private async *oldLog(from: number): AsyncGenerator<StoredReport[]> {
+    const entries = await inStore(() => this.redis.xrange(OLD_LOG, String(from), '+'));
+    const lines = entries.map(
+      ([id, [, text = '']]) => `{"at":${id.split('-')[0]},${text.slice(1)}`,
+    );
+    if (lines.length) yield* reportsIn([Buffer.from(lines.join('\n'))], from);
   }
 
   /** The client belongs to the app (or the report command), which closes it. */

@@ -468,6 +468,13 @@ describe('the store in Redis', { timeout: 60_000 }, () => {
   afterEach(async () => {
     await client.flushall();
   });
+  /** The reports' ids in Redis, as the stores left them: each day's string, line by line. */
+  const idsInRedis = async () => {
+    const days = await client.keys('reports:{field}:day:*');
+    const lines = (await Promise.all(days.map((day) => client.get(day)))).join('').split('\n');
+    return lines.filter(Boolean).map((line) => (JSON.parse(line) as StoredReport).report.id);
+  };
+  const redisNowMs = async () => Number((await client.time())[0]) * 1000;
 
   it('adds up the reports of two instances, a replay to the other instance counts once, and a restart of both and of Redis loses nothing', async () => {
     const env = { REDIS_URL: redis.url };
@@ -479,34 +486,53 @@ describe('the store in Redis', { timeout: 60_000 }, () => {
     expect((await second.inject(post(first.cookie, report))).statusCode).toBe(204);
     expect((await second.inject(post(first.cookie, viewReport()))).statusCode).toBe(204);
     await Promise.all([first.app.close(), second.close()]);
-    expect(await client.xlen('reports:{field}:log')).toBe(2);
+    expect(await idsInRedis()).toHaveLength(2);
 
     await redis.kill();
     await redis.restart();
     const again = await signedIn(env);
     expect((await again.app.inject(post(again.cookie, report))).statusCode).toBe(204);
     await again.app.close();
-    expect(await client.xlen('reports:{field}:log')).toBe(2);
+    expect(await idsInRedis()).toHaveLength(2);
     // Nothing went to the data folder.
     expect(storedLines()).toEqual([]);
   });
 
-  it('removes reports older than the retention at the next report', async () => {
+  it('leaves out reports past the retention, and lets each day expire once all of it is past', async () => {
     const { app, cookie } = await signedIn({ REDIS_URL: redis.url, REPORTS_RETENTION_DAYS: '1' });
-    // Written two days ago by Redis's clock (a stream id is its milliseconds).
-    const [seconds] = await client.time();
-    const old = `${Number(seconds) * 1000 - 2 * DAY_MS}-0`;
-    await client.xadd(
-      'reports:{field}:log',
-      old,
-      'r',
-      JSON.stringify({ device: 'd', report: viewReport() }),
-    );
-    expect((await app.inject(post(cookie, viewReport()))).statusCode).toBe(204);
-    const ids = (await client.xrange('reports:{field}:log', '-', '+')).map(([id]) => id);
-    expect(ids).toHaveLength(1);
-    expect(ids[0]).not.toBe(old);
+    // Kept two days ago by Redis's clock, in that day's string.
+    const old = { at: (await redisNowMs()) - 2 * DAY_MS, device: 'd', report: viewReport() };
+    const oldDay = old.at - (old.at % DAY_MS);
+    await client.append(`reports:{field}:day:${oldDay}`, `${JSON.stringify(old)}\n`);
+    const report = viewReport();
+    expect((await app.inject(post(cookie, report))).statusCode).toBe(204);
     await app.close();
+    const read = await readAll(new RedisReportStore(client, DAY_MS));
+    expect(read.map(({ report }) => report.id)).toEqual([report.id]);
+    expect(await idsInRedis()).toHaveLength(2);
+    // Today's string goes a day after its last possible report passes the retention (1 day).
+    const today = await client.keys('reports:{field}:day:*').then((days) => days.sort().at(-1)!);
+    const ttl = await client.pttl(today);
+    expect(ttl).toBeGreaterThan(DAY_MS);
+    expect(ttl).toBeLessThanOrEqual(3 * DAY_MS);
+  });
+
+  it('reads the stream that versions before 2026-11-28 kept, until its reports pass the retention', async () => {
+    const now = await redisNowMs();
+    const entry = (ms: number, report: ViewReport) =>
+      client.xadd('reports:{field}:log', `${ms}-0`, 'r', JSON.stringify({ device: 'd', report }));
+    const [tooOld, recent, added] = [viewReport(), viewReport(), viewReport()];
+    await entry(now - 2 * DAY_MS, tooOld);
+    await entry(now - 3_600_000, recent);
+    const store = new RedisReportStore(client, DAY_MS);
+    expect(await store.add('d', added)).toBe(true);
+    const read = await readAll(store);
+    expect(read.map(({ report }) => report.id)).toEqual([recent.id, added.id]);
+    expect(read[0]!.at).toBe(now - 3_600_000);
+    // Nothing is added to it any more: it goes once its last report is past the retention.
+    const ttl = await client.pttl('reports:{field}:log');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(DAY_MS);
   });
 
   it('answers 503 with Retry-After, never 401, while Redis is down', async () => {
@@ -522,14 +548,19 @@ describe('the store in Redis', { timeout: 60_000 }, () => {
     await app.close();
   });
 
-  it('reads a period longer than one page (1,000 entries) whole, in order, each report once', async () => {
+  it('reads a period longer than one read (1 MiB) whole, in order, each report once', async () => {
     const store = new RedisReportStore(client, DAY_MS);
-    const reports = Array.from({ length: 2_345 }, (_, n) => viewReport({ firstFrameMs: n }));
+    // About 700 bytes a line: views of many ranges.
+    const seen = Array.from({ length: 30 }, (_, n): [number, number] => [3 * n, 3 * n + 2]);
+    const reports = Array.from({ length: 2_345 }, (_, n) => viewReport({ firstFrameMs: n, seen }));
     for (let n = 0; n < reports.length; n += 200)
       await Promise.all(reports.slice(n, n + 200).map((one) => store.add('d', one)));
     const read = await readAll(store);
     expect(read.map(({ report }) => report.id).sort()).toEqual(reports.map(({ id }) => id).sort());
-    // Oldest first: by the stream's ids, which Redis gives in the order it kept them.
+    expect(await client.strlen((await client.keys('reports:{field}:day:*'))[0]!)).toBeGreaterThan(
+      1024 * 1024,
+    );
+    // Oldest first: in the order Redis kept them, dated by its clock.
     const ats = read.map(({ at }) => at);
     expect(ats).toEqual([...ats].sort((a, b) => a - b));
   });

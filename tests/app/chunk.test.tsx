@@ -66,6 +66,19 @@ describe('the lazy VideoPlayer chunk', () => {
     expect(loader).toHaveBeenCalledTimes(1);
   });
 
+  it('leaves at the first keystroke of the password, while the link is idle, never on a login left alone', async () => {
+    const loader = vi.fn(importScreen);
+    const { user } = renderApp({ chunks: createAppChunks(loader) });
+    const password = await screen.findByLabelText('Contraseña');
+    await user.click(password);
+    await act(() => new Promise((wait) => setTimeout(wait, 50)));
+    expect(loader).not.toHaveBeenCalled();
+    await user.type(password, 's');
+    expect(loader).toHaveBeenCalledTimes(1);
+    await user.type(password, 'ilo');
+    expect(loader).toHaveBeenCalledTimes(1);
+  });
+
   it('after the signin the login stays, saying "Cargando...", until the screen is here: no loading page', async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -138,6 +138,9 @@ export function LoginScreen() {
           autoComplete="current-password"
           aria-describedby="login-messages"
           aria-invalid={view.kind === 'wrongPassword' ? true : undefined}
+          // Typing, the link is idle: asked at the press, the chunk shared it with the second
+          // segment and came after the signin's answer (docs/benchmarks.md). Left alone, never.
+          onInput={() => preload(chunks.videoPlayer)}
         />
         {/* The boot script enables it at once (first-press.ts); React agrees once it is live. */}
         <button

@@ -56,8 +56,13 @@ export class RedisReportStore implements ReportStore {
     const now = this.now();
     const from = Math.max(0, sinceMs, now - this.retentionMs);
     yield* this.oldLog(from);
+    const days: string[] = [];
     for (let day = dayOf(from) - DAY_MS; day <= dayOf(now) + DAY_MS; day += DAY_MS)
-      yield* reportsIn(this.chunks(DAY + day), from);
+      days.push(DAY + day);
+    // A year's days are asked at once (one round trip, not 367), and only those with reports read.
+    const lengths = await inStore(() => Promise.all(days.map((key) => this.redis.strlen(key))));
+    for (const [index, key] of days.entries())
+      if (lengths[index]) yield* reportsIn(this.chunks(key), from);
   }
 
   /** A day's string, READ_BYTES at a time; the next read travels while one is parsed. */

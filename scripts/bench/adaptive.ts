@@ -6,7 +6,7 @@ import { readPointer } from '../ops/media-versions';
 import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
-import { trackRequests, videoScreen, type Browser, type Link } from './browser';
+import { trackRequests, type Browser, type Link } from './browser';
 import { benchSite } from './load';
 import { REFERENCE, atLeast, atMost, exactly, holds, seconds, section } from './measure';
 import { kilobytes, reading, sleep, type Site } from './measure';
@@ -38,11 +38,10 @@ type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
 
 /** On the phone's size, the throttled link and the machine's own CPU: the stalls are the link's. */
 async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Scenario) {
-  const [tab, url] = [await browser.tab(PHONE, { link, slowCpu: false }), videoScreen(site)];
   const visitor = await returningVisitor(site);
-  await visitor(tab, url);
+  const tab = await browser.tab(PHONE, { link, slowCpu: false });
   const [watch, requests] = [await watchVideo(tab, 'loadstart'), trackRequests(tab)];
-  await tab.navigate(url, false);
+  await visitor(tab);
   const startedAt = Date.now();
   const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
   if (dropTo || seek) await watch.firstFrame(WATCH_MS);

@@ -212,18 +212,19 @@ export function trackRequests(tab: Tab) {
 
 export const videoScreen = ({ origin, base }: Site) => `${origin}${base}/VideoPlayer`;
 
-/** A returning visitor: the server's session cookie and the app's stored session, for a tab. */
+/** A returning visitor (session cookie, stored session): `visitor(tab)` opens the video screen. */
 export async function returningVisitor(site: Site) {
-  const { cookie, empresa, nombres, videoKey } = await signedIn(site);
+  const [{ cookie, empresa, nombres, videoKey }, url] = [await signedIn(site), videoScreen(site)];
   const session = newSession({ username: site.username, empresa, nombres }, Date.now());
   // With the publish's key, as the signin stores it: offline, a copy has only its rendition's.
   const stored: [string, string][] = [[SESSION_KEY, JSON.stringify(session)]];
   if (videoKey) stored.push([VIDEO_KEY_KEY, JSON.stringify(videoKey)]);
   const pairs = cookie.split('; ').map((pair) => pair.split(/=(.*)/s)); // name, value
-  return async (tab: Tab, url: string) => {
+  return async (tab: Tab, untilLoad = false) => {
     const cookies = pairs.map(([name = '', value = '']) => ({ url, name, value }));
     await tab.cdp.Network.setCookies({ cookies });
     await tab.beforeScripts((all) => all.forEach(([k, v]) => localStorage.setItem(k, v)), stored);
+    await tab.navigate(url, untilLoad);
   };
 }
 export type Visitor = Awaited<ReturnType<typeof returningVisitor>>;

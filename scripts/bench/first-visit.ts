@@ -7,7 +7,7 @@ import { firstFragmentBytes } from '../ops/fragments';
 import { clearSegment } from '../ops/media-crypto';
 import { mediaSite } from './adaptive';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
-import { videoScreen, type Browser, type Link, type Tab } from './browser';
+import type { Browser, Link, Tab } from './browser';
 import { REFERENCE, atMost, figure, kilobytes, median, poll, seconds, sleep } from './measure';
 import { exactly, section, type Figure, type Reading, type Site } from './measure';
 import { watchVideo } from './watch-video';
@@ -97,13 +97,12 @@ async function firstVisit(browser: Browser, site: Site, link: Link, typingMs: nu
 
 /** A returning visitor opens the video screen: nothing cached, the app cached, or the worker's. */
 async function comeBack(browser: Browser, site: Site, link: Link, cached?: 'http' | 'worker') {
-  const [url, visitor] = [videoScreen(site), await returningVisitor(site)];
+  const visitor = await returningVisitor(site);
   const before = cached && (await browser.tab(PHONE, { link, slowCpu: false, cache: true }));
   if (before) {
-    await visitor(before, url);
     // The worker registers after the first frame: that visit plays; the other keeps no media.
     if (cached === 'http') await before.cdp.Network.setBlockedURLs({ urls: ['*/api/video*'] });
-    await before.navigate(url, false);
+    await visitor(before);
     await before.quiet(2_000, 30_000);
     if (cached === 'worker') {
       if (!(await before.waitFor(() => !!navigator.serviceWorker.controller, 60_000)))
@@ -116,8 +115,7 @@ async function comeBack(browser: Browser, site: Site, link: Link, cached?: 'http
   try {
     // Else the worker, unthrottled here, would serve the page.
     if (cached === 'http') await tab.cdp.Network.setBypassServiceWorker({ bypass: true });
-    await visitor(tab, url);
-    await tab.navigate(url, false);
+    await visitor(tab);
     return await end();
   } finally {
     await tab.close();

@@ -1,7 +1,7 @@
 /** Watching with no signal (issue 22) on the bench's 720p publish: docs/benchmarks.md. */
 import { mediaSite } from './adaptive';
 import { FAST_3G, OFFLINE, PHONE, launchBrowser, returningVisitor, videoScreen } from './browser';
-import type { Browser, Link, Visitor } from './browser';
+import type { Browser, Link, Tab, Visitor } from './browser';
 import { atMost, figure, kilobytes, medianOf, poll, reading, repeat, section } from './measure';
 import { seconds, sleep } from './measure';
 import { watchVideo } from './watch-video';
@@ -40,14 +40,12 @@ const moves = () =>
     }, 50);
   });
 
-/** The video screen to its first frame, the page and its service worker on `link`. */
-async function watching(browser: Browser, url: string, link: Link, on: Visitor | string) {
-  const [visitor, contextId] = typeof on === 'string' ? [null, on] : [on, undefined];
+/** The video screen, opened by `open`, to its first frame, the page and its worker on `link`. */
+async function watching(browser: Browser, link: Link, open: Visitor, contextId?: string) {
   const options = { link, slowCpu: link === OFFLINE, cache: true, contextId, workers: true };
   const tab = await browser.tab(PHONE, options);
-  await visitor?.(tab, url);
   const watch = await watchVideo(tab, 'loadstart');
-  await tab.navigate(url, false);
+  await open(tab);
   if (!(await watch.firstFrame(60_000))) throw new Error('no first frame in 60 s');
   return { tab, frame: (await watch.read()).firstFrameAt };
 }
@@ -62,12 +60,11 @@ const FIGURES = {
 const NAME = 'offline: download, the stored copy with no network, an outage (720p source, phone)';
 export const offlineMeasurement = section(NAME, 15 * 60_000, FIGURES, async (site, signal) => {
   const { site: on } = await mediaSite(site, 'offline', signal);
-  const url = videoScreen(on);
+  const reopen = (again: Tab) => again.navigate(videoScreen(on), false); // the context's session
   const [visitor, browser] = [await returningVisitor(on), await launchBrowser(signal)];
   // Not played: the download alone on the link, the worker's (which passes its fetches on) too.
   const tab = await browser.tab(PHONE, { slowCpu: false, cache: true, workers: true });
-  await visitor(tab, url);
-  await tab.navigate(url);
+  await visitor(tab, true);
   const label = await poll(() => tab.evaluate(offer), 60_000);
   if (!label) throw new Error('no download offered in 60 s');
   const started = Date.now();
@@ -79,13 +76,13 @@ export const offlineMeasurement = section(NAME, 15 * 60_000, FIGURES, async (sit
   await tab.navigate('about:blank');
   // The same context (session, download, worker) with no network at all, on a 4× slower CPU.
   const frames = await repeat(RUNS, async () => {
-    const offline = await watching(browser, url, OFFLINE, tab.contextId);
+    const offline = await watching(browser, OFFLINE, reopen, tab.contextId);
     await offline.tab.close();
     return offline.frame;
   });
   await tab.close();
   // A new context, no download: the link goes 20 s into playback and is back 45 s later.
-  const { tab: online } = await watching(browser, url, FAST_3G, visitor);
+  const { tab: online } = await watching(browser, FAST_3G, visitor);
   await sleep(OUTAGE_AT_MS);
   await online.setLink(OFFLINE);
   await sleep(OUTAGE_MS);

@@ -1,8 +1,8 @@
 /** The login's paints, both screens' layout shift at two sizes, a bare page's FCP (docs). */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DESKTOP, PHONE, launchBrowser, returningVisitor, sizeOf, videoScreen } from './browser';
-import type { Viewport, Visitor } from './browser';
+import { DESKTOP, PHONE, launchBrowser, returningVisitor, sizeOf } from './browser';
+import type { Tab, Viewport } from './browser';
 import { atEnd, atMost, exactly, figure, medianOf, reading, seconds, section } from './measure';
 
 const [PAINT_RUNS, SHIFT_RUNS] = [9, 3];
@@ -58,23 +58,23 @@ export const screensMeasurement = section(NAME, 300_000, FIGURES, async (site, s
   const bare = createServer((_, response) => response.writeHead(200, html).end(BARE_PAGE));
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   atEnd(signal, async () => void bare.close());
-  const [login, player] = [`${site.origin}${site.base}/login`, videoScreen(site)];
   const [visitor, port] = [await returningVisitor(site), (bare.address() as AddressInfo).port];
-  const pages: [Viewport, string, number, Visitor?][] = [
-    [PHONE, login, PAINT_RUNS],
-    [PHONE, `http://127.0.0.1:${port}/`, PAINT_RUNS],
-    [DESKTOP, login, SHIFT_RUNS],
-    [PHONE, player, SHIFT_RUNS, visitor],
-    [DESKTOP, player, SHIFT_RUNS, visitor],
+  const [login, bareUrl] = [`${site.origin}${site.base}/login`, `http://127.0.0.1:${port}/`];
+  const player = (tab: Tab) => visitor(tab, true);
+  const pages: [Viewport, number, (tab: Tab) => Promise<void>][] = [
+    [PHONE, PAINT_RUNS, (tab) => tab.navigate(login)],
+    [PHONE, PAINT_RUNS, (tab) => tab.navigate(bareUrl)],
+    [DESKTOP, SHIFT_RUNS, (tab) => tab.navigate(login)],
+    [PHONE, SHIFT_RUNS, player],
+    [DESKTOP, SHIFT_RUNS, player],
   ];
   const runs = pages.map((): Vitals[] => []);
   // Interleaved, so that a busier moment of the machine weighs on all alike.
   for (let i = 0; i < PAINT_RUNS; i += 1)
-    for (const [k, [viewport, url, count, visitor]] of pages.entries()) {
+    for (const [k, [viewport, count, open]] of pages.entries()) {
       if (i >= count) continue;
       const tab = await browser.tab(viewport);
-      await visitor?.(tab, url);
-      await tab.navigate(url);
+      await open(tab);
       // React takes the page over and asks for more (the screen's chunk, the signin chunk).
       await tab.quiet(1_000, 15_000);
       runs[k]!.push(await tab.evaluate(readVitals));
@@ -85,10 +85,7 @@ export const screensMeasurement = section(NAME, 300_000, FIGURES, async (site, s
   return {
     ...{ fcp: paints('fcp', logins!), lcp: paints('lcp', logins!) },
     ...{ loginShift: shift(logins!), loginShiftDesktop: shift(loginsDesktop!) },
-    ...{
-      bareFcp: paints('fcp', bares!),
-      video: shift(videos!),
-      videoDesktop: shift(videosDesktop!),
-    },
+    ...{ bareFcp: paints('fcp', bares!), video: shift(videos!) },
+    videoDesktop: shift(videosDesktop!),
   };
 });

@@ -1,8 +1,8 @@
 /** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
-import { PHONE, launchBrowser, returningVisitor, trackRequests, videoScreen } from './browser';
+import { PHONE, launchBrowser, returningVisitor, trackRequests } from './browser';
 import type { Browser, Chunk, Visitor } from './browser';
 import { atMost, figure, holds, kilobytes, median, medianOf, runsOf, seconds } from './measure';
-import { reading, repeat, section, type Site } from './measure';
+import { reading, repeat, section } from './measure';
 import { watchVideo } from './watch-video';
 
 const [RUNS, SEEK_FRACTION, START_BUDGET] = [3, 0.8, 0.1];
@@ -17,11 +17,10 @@ function bytesWithin(spans: { offset: number; bytes: number }[], from: number, t
   return total;
 }
 
-async function playOnce(browser: Browser, site: Site, visitor: Visitor) {
-  const [tab, url] = [await browser.tab(PHONE), videoScreen(site)];
-  await visitor(tab, url);
+async function playOnce(browser: Browser, visitor: Visitor) {
+  const tab = await browser.tab(PHONE);
   const [watch, tracked] = [await watchVideo(tab, 'metadata'), trackRequests(tab)];
-  await tab.navigate(url, false);
+  await visitor(tab);
   const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
   const [{ firstFrameAt: frame }, at] = [await watch.read(), await tracked.clock()];
   await tab.close();
@@ -59,7 +58,7 @@ const FIGURES = {
 const NAME = `VideoPlayer: first frame, bytes, seek (median of ${RUNS}, throttled)`;
 export const videoMeasurement = section(NAME, 180_000, FIGURES, async (site, signal) => {
   const [browser, visitor] = [await launchBrowser(signal), await returningVisitor(site)];
-  const runs = await repeat(RUNS, () => playOnce(browser, site, visitor));
+  const runs = await repeat(RUNS, () => playOnce(browser, visitor));
   const size = runs.find((run) => run.fileSize !== null)?.fileSize ?? null;
   const ofFile = (pick: (run: Run) => number | null) => {
     const [bytes, note] = [median(runs.map(pick)), runsOf(runs.map(pick), kilobytes)];

@@ -52,8 +52,7 @@ async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Sce
   }
   if (seek) {
     await sleep(3_000);
-    const seeked = await watch.seek(0.8);
-    run.seekMs = seeked?.frameAt != null ? seeked.frameAt - seeked.requestedAt : null;
+    run.seekMs = (await watch.seek(0.8))?.frameMs ?? null;
   } else {
     await sleep(WATCH_MS - (Date.now() - startedAt));
     run.stillStalled = await tab.evaluate(() => {

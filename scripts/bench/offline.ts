@@ -27,18 +27,16 @@ async function storedBytes() {
   return total;
 }
 
-/** In the page: ms until currentTime moves on (null: not within 60 s). */
-const moves = () =>
-  new Promise<number | null>((resolve) => {
-    const video = document.querySelector('video')!;
-    const [from, since] = [video.currentTime, performance.now()];
-    const poll = setInterval(() => {
-      const moved = video.currentTime > from + 0.05;
-      if (!moved && performance.now() - since < 60_000) return;
-      clearInterval(poll);
-      resolve(moved ? performance.now() - since : null);
-    }, 50);
-  });
+/** In the page: ms until currentTime moves on, checked every 50 ms (null: not within 60 s). */
+async function moves() {
+  const video = document.querySelector('video')!;
+  const [from, since] = [video.currentTime, performance.now()];
+  while (video.currentTime <= from + 0.05) {
+    if (performance.now() - since >= 60_000) return null;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return performance.now() - since;
+}
 
 /** The video screen, opened by `open`, to its first frame, the page and its worker on `link`. */
 async function watching(browser: Browser, link: Link, open: Visitor, contextId?: string) {

@@ -42,7 +42,7 @@ async function playOnce(browser: Browser, visitor: Visitor) {
     between: seek && fileSize ? bytesWithin(spans, from, to) : null,
     // Plays from there, on data from a Range request that skipped the part in between.
     seekPlays: !!seek?.playsOn && !!fileSize && (seekStart ?? 0) / fileSize > START_BUDGET,
-    ...{ frame, seekFrame: seek?.frameAt != null ? seek.frameAt - seek.requestedAt : null },
+    ...{ frame, seekFrame: seek?.frameMs ?? null },
   };
 }
 

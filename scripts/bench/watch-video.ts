@@ -56,8 +56,8 @@ function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
   }, 250);
 }
 
-// In the page, once the video can play (the MP4 or hls.js): a seek to `fraction`, its first frame
-// there (null: none in 15 s), and whether playback went on a second past it (in 10 s).
+// In the page, once the video can play (the MP4 or hls.js): a seek to `fraction`, the ms to its
+// first frame there (null: none in 15 s), and whether playback went on a second past it (in 10 s).
 async function seekPage(fraction: number) {
   const video = document.querySelector('video');
   const until = async (done: () => boolean, ms: number) => {
@@ -82,7 +82,7 @@ async function seekPage(fraction: number) {
     video.requestVideoFrameCallback(check);
   });
   const playsOn = frameAt !== null && (await until(() => video.currentTime >= target + 1, 10_000));
-  return { requestedAt, frameAt, playsOn };
+  return { requestedAt, frameMs: frameAt === null ? null : frameAt - requestedAt, playsOn };
 }
 
 /** Watches the video in every document `tab` opens from now on. */

@@ -163,7 +163,7 @@ export async function launchBrowser(signal: AbortSignal) {
   return { tab };
 }
 
-/** start, size: from Content-Range or a 200's length; wire: the bytes on it, once finished. */
+/** start, size: from Content-Range (a Range answer); wire: the bytes on it, once finished. */
 type Data = { start: number; size: number | null; wire: number | null; chunks: Chunk[] };
 export type Chunk = [time: number, decoded: number, encoded: number]; // encoded: 0 for media data
 type Tracked = Data & { type?: string; method: string; url: string; sentAt: number };
@@ -184,14 +184,11 @@ export function trackRequests(tab: Tab) {
     for (const [key, value] of Object.entries(headers)) up += key.length + String(value).length + 4;
     up += 40;
   });
-  Network.responseReceived(({ requestId, response: { status, headers } }) => {
+  Network.responseReceived(({ requestId, response: { headers } }) => {
     const request = requests.get(requestId);
-    const header = (name: string) =>
-      String(Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? '');
-    const range = /bytes (\d+)-\d+\/(\d+)/.exec(header('content-range'));
-    if (request && range) [request.start, request.size] = [Number(range[1]), Number(range[2])];
-    else if (request && status === 200 && Number(header('content-length')) > 0)
-      request.size = Number(header('content-length'));
+    const range = Object.entries(headers).find(([key]) => key.toLowerCase() === 'content-range');
+    const [, start, size] = /bytes (\d+)-\d+\/(\d+)/.exec(String(range?.[1])) ?? [];
+    if (request && size) [request.start, request.size] = [Number(start), Number(size)];
   });
   Network.dataReceived(({ requestId, timestamp, dataLength, encodedDataLength }) =>
     requests.get(requestId)?.chunks.push([timestamp, dataLength, encodedDataLength]),

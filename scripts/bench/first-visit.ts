@@ -1,7 +1,7 @@
 /** The first visit and the returning one on Slow and Fast 3G, beside their floors (issue 27). */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Manifest } from '../../config/media-layout';
+import { RUNG_FILES, segmentName, type Manifest } from '../../config/media-layout';
 import { SIGNIN_PATH } from '../test-support/test-server';
 import { firstFragmentBytes } from '../ops/fragments';
 import { clearSegment } from '../ops/media-crypto';
@@ -19,15 +19,8 @@ type LinkName = keyof typeof LINKS;
 /** The first frame's need: the smallest rendition's init and first fragment (shown once whole). */
 function startBytes(folder: string, manifest: Manifest): number {
   const rung = manifest.rungs.reduce((low, each) => (each.height < low.height ? each : low));
-  const playlist = readFileSync(join(folder, rung.dir, 'index.m3u8'), 'utf8');
-  const size = (file: string, range?: string) =>
-    range ? Number(range.split('@')[0]) : statSync(join(folder, rung.dir, file)).size;
-  const init = /#EXT-X-MAP:URI="([^"]+)"(?:,BYTERANGE="([^"]+)")?/.exec(playlist)!;
-  const first = /(?:#EXT-X-BYTERANGE:(\S+)\s+)?^([^#\s]\S*)$/m.exec(playlist)!;
-  const fragment = first[1]
-    ? size(first[2]!, first[1])
-    : firstFragmentBytes(clearSegment(folder, manifest, join(rung.dir, first[2]!), 0));
-  return size(init[1]!, init[2]) + fragment;
+  const first = clearSegment(folder, manifest, join(rung.dir, segmentName(0)), 0);
+  return statSync(join(folder, rung.dir, RUNG_FILES.init)).size + firstFragmentBytes(first);
 }
 
 /** A tab watching its video and requests; `end()`: the first frame, the signin, bytes by time. */
@@ -192,7 +185,7 @@ function readings(link: LinkName, runs: Run[], start: number): Record<Name, Read
 async function once<T>(journey: () => Promise<T>): Promise<T> {
   const stuck = () => new Error(`no end after ${JOURNEY_MS / 1000} s`);
   const bounded = () =>
-    Promise.race([journey(), sleep(JOURNEY_MS, true).then(() => Promise.reject(stuck()))]);
+    Promise.race([journey(), sleep(JOURNEY_MS).then(() => Promise.reject(stuck()))]);
   return bounded().catch((error: unknown) => {
     console.log(`  a journey failed (${String(error)}): run again`);
     return bounded();

@@ -99,8 +99,7 @@ export function median(values: (number | null)[]): number | null {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** `unref`: a wait that does not keep the process alive (a bound that may lose its race). */
-export const sleep = (ms: number, unref = false) => timer(ms, null, { ref: !unref });
+export const sleep = (ms: number) => timer(ms);
 /** `step()` every `everyMs` until it gives something truthy or `ms` pass: its last answer. */
 export async function poll<T>(step: () => Promise<T> | T, ms: number, everyMs = 100) {
   const giveUpAt = Date.now() + ms;
@@ -123,10 +122,10 @@ export const slowest = (ms: number[]) =>
 /** "runs 1.20 s, 1.31 s, -": every run of a figure, for its note. */
 export const runsOf = <T>(values: (T | null)[], format: (value: T) => string) =>
   `runs ${values.map((value) => (value === null ? '-' : format(value))).join(', ')}`;
-/** A median of runs as a reading, every run in its note. */
-export const medianOf = (runs: (number | null)[], format = seconds) => {
+/** A median of runs in ms as a reading, every run in its note. */
+export const medianOf = (runs: (number | null)[]) => {
   const value = median(runs);
-  return reading(value === null ? 'none' : format(value), value, runsOf(runs, format));
+  return reading(value === null ? 'none' : seconds(value), value, runsOf(runs, seconds));
 };
 
 export type Report = { date: string; durationS: number; conditions: Record<string, string> };

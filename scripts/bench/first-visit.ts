@@ -130,22 +130,18 @@ const FIGURES = {
   worker: [`${BACK}, a service worker serves the page: ${TO_FRAME}`, 2_600, 1],
 } as const;
 type Name = keyof typeof FIGURES;
-type Key = `${LinkName}: ${Name}`;
 const byFloor = (link: LinkName, name: Name) =>
   link === 'Fast 3G' && FIGURES[name][2] > 0 && FIGURES[name][1] !== null;
 
 const onFloor = atMost(1.25, (n) => `${n}× its floor`);
-const figures = () =>
-  Object.fromEntries(
-    (Object.keys(LINKS) as LinkName[]).flatMap((link) =>
-      (Object.keys(FIGURES) as Name[]).map((name) => {
-        const [text, limit] = FIGURES[name];
-        const timed = limit ? atMost(limit, seconds) : REFERENCE;
-        const target = name === 'stalls' ? exactly(0) : byFloor(link, name) ? onFloor : timed;
-        return [`${link}: ${name}`, figure(text.replace('LINK', link), target)];
-      }),
-    ),
-  ) as Record<Key, Figure>;
+const figures: Record<string, Figure> = {};
+for (const link of Object.keys(LINKS) as LinkName[])
+  for (const name of Object.keys(FIGURES) as Name[]) {
+    const [text, limit] = FIGURES[name];
+    const timed = limit ? atMost(limit, seconds) : REFERENCE;
+    const target = name === 'stalls' ? exactly(0) : byFloor(link, name) ? onFloor : timed;
+    figures[`${link}: ${name}`] = figure(text.replace('LINK', link), target);
+  }
 
 type Visit = Awaited<ReturnType<typeof firstVisit>>;
 type Return = Awaited<ReturnType<typeof comeBack>>;
@@ -156,11 +152,9 @@ function readings(link: LinkName, runs: Run[], start: number): Record<Name, Read
   const { latency, downloadThroughput: rate } = LINKS[link];
   const med = (of: (r: Run) => number | null | undefined) => median(runs.map((r) => of(r) ?? null));
   // The page's own bytes (the same in every run) count where the page comes over the link.
-  const [loginHtml, html] = [runs[0]!.atPaint.html, runs[0]!.fresh.html];
-  const floorBytes = { paint: loginHtml, fresh: html + start } as Partial<Record<Name, number>>;
-  const timed = (name: Name, of: (run: Run) => number | null) => {
+  const timed = (name: Name, of: (run: Run) => number | null, bytes = start) => {
     const value = med(of);
-    const least = FIGURES[name][2] * latency + (1000 * (floorBytes[name] ?? start)) / rate;
+    const least = FIGURES[name][2] * latency + (1000 * bytes) / rate;
     const ratio = value === null ? null : value / least;
     const text = `${seconds(value)} (floor ${seconds(least)}${ratio ? `, ${ratio.toFixed(1)}×` : ''})`;
     return { value: text, measured: byFloor(link, name) ? ratio : value };
@@ -169,13 +163,13 @@ function readings(link: LinkName, runs: Run[], start: number): Record<Name, Read
   const before = med((r) => r.typed.before);
   const stalls = runs.reduce((sum, r) => sum + r.atPaint.stalls + r.typed.stalls, 0);
   return {
-    paint: timed('paint', (r) => r.atPaint.paint),
+    paint: timed('paint', (r) => r.atPaint.paint, runs[0]!.atPaint.html),
     signin: { value: `+${seconds(signin)}`, measured: signin },
     atPaint: timed('atPaint', (r) => r.atPaint.frame),
     typed: timed('typed', (r) => r.typed.frame),
     bytes: { value: `${kilobytes(before!)} / ${kilobytes(after!)}`, measured: after },
     stalls: { value: `${stalls} in ${runs.length * 2} visits`, measured: stalls },
-    fresh: timed('fresh', (r) => r.fresh.frame),
+    fresh: timed('fresh', (r) => r.fresh.frame, runs[0]!.fresh.html + start),
     cached: timed('cached', (r) => r.cached.frame),
     worker: timed('worker', (r) => r.worker.frame),
   };
@@ -193,7 +187,7 @@ async function once<T>(journey: () => Promise<T>): Promise<T> {
 }
 
 const NAME = `first and returning visits (720p source, phone, Slow and Fast 3G, median of ${RUNS})`;
-export const firstVisitMeasurement = section(NAME, 25 * 60_000, figures(), async (site, signal) => {
+export const firstVisitMeasurement = section(NAME, 25 * 60_000, figures, async (site, signal) => {
   const { folder, manifest, site: on } = await mediaSite(site, 'first-visit', signal);
   const start = startBytes(folder, manifest);
   const browser = await launchBrowser(signal);
@@ -214,5 +208,5 @@ export const firstVisitMeasurement = section(NAME, 25 * 60_000, figures(), async
     for (const [figure, reading] of Object.entries(readings(name, runs, start)))
       found[`${name}: ${figure}`] = reading;
   }
-  return found as Record<Key, Reading>;
+  return found;
 });

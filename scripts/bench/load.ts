@@ -40,17 +40,13 @@ export const describeLoad = () =>
 /** The page and the video asked at a steady rate for `s` seconds; another status is an error. */
 async function probeBoth({ origin, base }: Site, cookie: string, s: number) {
   const probe = async (url: string, headers: Record<string, string>, expected: number) => {
-    const result = { latencies: [] as number[], errors: 0, count: 0 };
+    const latencies: number[] = [];
     const instance = cannon({ url, headers, duration: s, timeout: 10, ...PROBE });
-    const answered = (status: number, ms?: number) => {
-      result.count += 1;
-      if (ms !== undefined) result.latencies.push(ms);
-      if (status !== expected) result.errors += 1;
-    };
-    instance.on('response', (_client, status, _bytes, ms) => answered(status, ms));
-    instance.on('reqError', () => answered(0));
-    await instance;
-    return result;
+    instance.on('response', (_client, _status, _bytes, ms) => latencies.push(ms));
+    // Every answer (requests.total) and every request with none (errors, timeouts included).
+    const { requests, errors, statusCodeStats = {} } = await instance;
+    const count = requests.total + errors;
+    return { latencies, count, errors: count - (statusCodeStats[`${expected}`]?.count ?? 0) };
   };
   const [page, video] = await Promise.all([
     probe(`${origin}${base}/login`, { 'accept-encoding': 'br, gzip' }, 200),

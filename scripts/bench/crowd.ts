@@ -8,7 +8,8 @@ import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
 import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
 import type { Answer } from '../test-support/test-server';
 import { benchSecrets } from './load';
-import { atEnd, exactly, figure, holds, quantile, seconds, sleep, section } from './measure';
+import { atEnd, exactly, figure, holds, quantile, reading, seconds, sleep } from './measure';
+import { section } from './measure';
 
 const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
 /** The app's own wait for a signin's answer; status 0: none in that time. */
@@ -138,13 +139,11 @@ export const crowdMeasurement = section(NAME, 600_000, FIGURES, async (site, sig
   }
   const [alone, guessed, returning] = runs as [Run, Run, Run];
   const [withNew, withReturning] = [guessing(guessed), guessing(returning)];
+  const guesser = `new crowd: ${withNew.text}; returning: ${withReturning.text}; an hour: ${allowed(HOUR_MS)} at most`;
   return {
     ...{ alone: visitors(alone), aloneTimes: times(alone) },
     ...{ guessed: visitors(guessed), guessedTimes: times(guessed) },
     returning: visitors(returning),
-    guesser: {
-      value: `new crowd: ${withNew.text}; returning: ${withReturning.text}; an hour: ${allowed(HOUR_MS)} at most`,
-      measured: withNew.within && withReturning.within,
-    },
+    guesser: reading(guesser, withNew.within && withReturning.within),
   };
 });

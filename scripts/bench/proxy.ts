@@ -100,7 +100,7 @@ function readAccessLog(file: string) {
   return { total: answers.length, retried, failedSignins: answers.filter(failedSignin).length };
 }
 
-/** The Redis section's floods through nginx (as deployed); the second instance is SIGKILLed. */
+/** The Redis section's floods through nginx (as deployed), the second instance SIGKILLed: rows. */
 async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const env = { MEDIA_DIR: mediaDir, DIST_DIR: site.distDir };
   const sites = await twoInstancesOnRedis(site, 'failover', signal, env);
@@ -124,7 +124,15 @@ async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   };
   const [first, second] = await floodBoth([viaProxy, viaProxy], signal, onFlood);
   await proxy.stop();
-  return { first, second, killed: await killed, log: readAccessLog(FAILOVER_LOG) };
+  const [log, gone] = [readAccessLog(FAILOVER_LOG), await killed];
+  const errors = Number(first.errors.measured) + Number(second.errors.measured);
+  const both = `A ${first.errors.value}, B ${second.errors.value}`;
+  const note = `${gone ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`;
+  return {
+    failoverFailed: reading(gone ? both : 'no instance was killed', gone ? errors : null, note),
+    failoverSignins: reading(String(log.failedSignins), log.failedSignins),
+    failoverPage: bothInstances(first.page, second.page),
+  };
 }
 
 const p99 = atMost(200, (ms) => `${ms} ms`);
@@ -150,19 +158,10 @@ export const proxyMeasurement = section(NAME, 300_000, FIGURES, async (site, sig
   const proxied = await watch({ ...paths, origin: proxy.origin, cookie, pids });
   const straight = { ...paths, ...(await login()), origin: server.origin };
   const direct = await watch({ ...straight, pids: () => [server.pid] });
-  const { first, second, killed, log } = await floodAndKill(site, dir, signal);
-  const failoverErrors = Number(first.errors.measured) + Number(second.errors.measured);
-  const errors = `A ${first.errors.value}, B ${second.errors.value}`;
   return {
     ...{ proxyCpu: proxied.cpu, directCpu: direct.cpu },
     ...{ proxyPage: proxied.page, directPage: direct.page },
     failed: reading(`${proxied.failed} | ${direct.failed}`, proxied.failed + direct.failed),
-    failoverFailed: {
-      value: killed ? errors : 'no instance was killed',
-      measured: killed ? failoverErrors : null,
-      note: `${killed ?? 'not killed'}; nginx's log (${FAILOVER_LOG}): ${log.total} requests, ${log.retried} passed on to the other instance`,
-    },
-    failoverSignins: { value: String(log.failedSignins), measured: log.failedSignins },
-    failoverPage: bothInstances(first.page, second.page),
+    ...(await floodAndKill(site, dir, signal)),
   };
 });

@@ -154,13 +154,13 @@ export async function benchSite(site: Site, name: string, signal: AbortSignal, e
   return { ...site, origin: server.origin, pid: server.process.pid! };
 }
 
-/** Two bench servers on one redis-server and one cookie secret, as behind a load balancer. */
+/** Two bench servers on one redis-server, password hash and cookie secret, as behind a balancer. */
 export async function twoInstancesOnRedis(site: Site, name: string, signal: AbortSignal, env = {}) {
   const redis = await startRedis();
   atEnd(signal, () => redis.stop()); // after the servers' own stops
-  const secret = randomBytes(48).toString('base64');
-  const shared = { ...env, REDIS_URL: redis.url, SESSION_SECRET: secret };
   const both = { ...site, password: randomBytes(12).toString('base64url') };
+  // One hash too: a session is bound to it, and nginx may check one on the other instance.
+  const shared = { ...env, REDIS_URL: redis.url, ...(await benchSecrets(both.password)) };
   const start = (which: string) => benchSite(both, `server-${name}-${which}`, signal, shared);
   return [await start('a'), await start('b')];
 }

@@ -9,6 +9,7 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { createAppAuthMachine } from '../../src/auth/auth-provider';
 import { resilientStorage } from '../../src/auth/storage';
+import { createAppChunks } from '../../src/chunks';
 import { APP_WAIT_MS } from '../../src/boot/boot-config';
 import { config } from '../../src/config';
 import { PATHS, settleFirstRoute } from '../../src/routes';
@@ -177,6 +178,27 @@ describe('the login, prerendered in #root', () => {
     await userEvent.setup().click(button);
     expect(await screen.findByText('Error, contraseña incorrecta')).toBeInTheDocument();
     expect(bodies).toEqual([{ form: { usuario: 'capacitacion', contraseña: 'escrita antes' } }]);
+  });
+});
+
+describe("the video screen's chunk, from the login", () => {
+  const loader = () => vi.fn(() => import('../../src/screens/video-player/video-player-screen'));
+
+  it('is asked for as React adopts a login whose password was typed before the app came', async () => {
+    const root = await openIndexHtml(PATHS.login, null);
+    root.querySelector<HTMLInputElement>('#password')!.value = 'escrita antes';
+    const load = loader();
+    await startAppIn(root, createAppChunks(load));
+    await waitFor(() => expect(load).toHaveBeenCalledTimes(1));
+  });
+
+  it('is not asked for when the field is empty as React adopts the login', async () => {
+    const root = await openIndexHtml(PATHS.login, null);
+    const load = loader();
+    await startAppIn(root, createAppChunks(load));
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Ingresar' })).toBeEnabled());
+    await new Promise((wait) => setTimeout(wait, 50));
+    expect(load).not.toHaveBeenCalled();
   });
 });
 

@@ -81,6 +81,11 @@ export function LoginScreen() {
     if (view.kind === 'wrongPassword') passwordRef.current?.select();
   }, [view.kind]);
 
+  // Typed before the app came (the field is the prerendered page's): as at a keystroke below.
+  useEffect(() => {
+    if (passwordRef.current?.value) preload(chunks.videoPlayer);
+  }, [chunks]);
+
   const onSubmit = (formEvent: FormEvent<HTMLFormElement>) => {
     // Already answered by the boot script (a press while React was adopting the page).
     if (formEvent.defaultPrevented) return;

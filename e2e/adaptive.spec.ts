@@ -240,6 +240,59 @@ test('a returning visitor: the page asks for the first frame’s bytes alone, hl
   await expect(page.locator('.quality__playing')).toHaveText(/^Reproduciendo en \d+p$/);
 });
 
+test('a returning visitor who presses play before the first frame resumes where they were, on the start’s own frame, before hls.js', async ({
+  page,
+}) => {
+  await login(page);
+  await play(page);
+  // Past the first two segments (2 s, then 6 s): the return starts in the third.
+  await video(page).evaluate((element: HTMLVideoElement) => (element.currentTime = 10.5));
+  await expectPlaying(page, /^blob:/, 10.6);
+  const videoScreen = page.url();
+  await page.goto('about:blank');
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    const url = request.url();
+    if (url.includes('/api/video/') || url.includes('/assets/')) asked.push(url);
+  });
+  // Play pressed as soon as the video loads, as a visitor's tap may be: the frame must still
+  // come from the stored position, not wait for hls.js to start over from a source of its own.
+  await page.addInitScript(() => {
+    if (location.protocol === 'about:') return;
+    addEventListener(
+      'loadstart',
+      ({ target }) => {
+        if (!(target instanceof HTMLVideoElement)) return;
+        target.muted = true;
+        void target.play().catch(() => {});
+      },
+      true,
+    );
+    addEventListener(
+      'loadeddata',
+      ({ target }) => {
+        const page = window as { firstDataAt?: number; firstDataTime?: number };
+        if (page.firstDataAt !== undefined || !(target instanceof HTMLVideoElement)) return;
+        [page.firstDataAt, page.firstDataTime] = [performance.now(), target.currentTime];
+      },
+      true,
+    );
+  });
+  await page.goto(videoScreen);
+  await expectPlaying(page, /^blob:/, 11);
+  const { firstDataTime, firstDataAt, hlsAskedAt } = await page.evaluate(() => ({
+    ...(window as { firstDataAt?: number; firstDataTime?: number }),
+    hlsAskedAt: performance
+      .getEntriesByType('resource')
+      .find((entry) => /\/assets\/adaptive-player-[\w-]+\.js$/.test(entry.name))?.startTime,
+  }));
+  expect(firstDataTime).toBeGreaterThanOrEqual(8);
+  expect(hlsAskedAt).toBeDefined();
+  expect(firstDataAt).toBeLessThanOrEqual(hlsAskedAt!);
+  const hls = asked.filter((url) => url.includes('/api/video/hls/'));
+  expect(hls.filter((file, index) => hls.indexOf(file) !== index)).toEqual([]);
+});
+
 test('a returning visitor with nothing cached: the second segment is asked for without waiting for the first frame, each segment once', async ({
   page,
 }) => {

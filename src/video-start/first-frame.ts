@@ -150,7 +150,9 @@ export function showFirstFrame(
     if (encrypted && !key) return false;
     // The first segment's first fragment (prepare-video cuts it short) shows the frame.
     if (!(await appendArriving(made, first, decrypterOf(0)))) return false;
-    if (position > 0 && video.paused) video.currentTime = position;
+    // Played or not: a play pressed as the screen came finds data only there (it waited for
+    // hls.js's start-over, 2 s). A place the visitor chose (currentTime moved) stands.
+    if (position > 0 && video.currentTime === 0) video.currentTime = position;
     if (video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA)
       await within(event(video, 'loadeddata'));
     buffer = made;

@@ -111,6 +111,18 @@ const backWithSlowLink = (page: Page) =>
     );
   });
 
+/** Leaves the video screen for about:blank; `asked`: the media and assets asked for from then on. */
+async function leaveVideoScreen(page: Page) {
+  const videoScreen = page.url();
+  await page.goto('about:blank');
+  const asked: string[] = [];
+  page.on('request', (request) => {
+    const url = request.url();
+    if (url.includes('/api/video/') || url.includes('/assets/')) asked.push(url);
+  });
+  return { videoScreen, asked };
+}
+
 async function throttle(page: Page, kbps: number, latencyMs: number) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
@@ -194,13 +206,7 @@ test('a returning visitor: the page asks for the first frame’s bytes alone, hl
   await login(page);
   // Leaving for another page first: a request of the first visit's hls.js, still busy, is not
   // counted as the return's.
-  const videoScreen = page.url();
-  await page.goto('about:blank');
-  const asked: string[] = [];
-  page.on('request', (request) => {
-    const url = request.url();
-    if (url.includes('/api/video/') || url.includes('/assets/')) asked.push(url);
-  });
+  const { videoScreen, asked } = await leaveVideoScreen(page);
   await backWithSlowLink(page);
   // Back later: the video screen is in the page before the bundle, and its video starts there.
   await page.goto(videoScreen);
@@ -248,13 +254,7 @@ test('a returning visitor who presses play before the first frame resumes where 
   // Past the first two segments (2 s, then 6 s): the return starts in the third.
   await video(page).evaluate((element: HTMLVideoElement) => (element.currentTime = 10.5));
   await expectPlaying(page, /^blob:/, 10.6);
-  const videoScreen = page.url();
-  await page.goto('about:blank');
-  const asked: string[] = [];
-  page.on('request', (request) => {
-    const url = request.url();
-    if (url.includes('/api/video/') || url.includes('/assets/')) asked.push(url);
-  });
+  const { videoScreen, asked } = await leaveVideoScreen(page);
   // Play pressed as soon as the video loads, as a visitor's tap may be: the frame must still
   // come from the stored position, not wait for hls.js to start over from a source of its own.
   await page.addInitScript(() => {

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { FieldReport } from '../config/field-report.js';
 import { defineScript, inStore, LUA_NOW, type Script } from './redis.js';
-import { DAY_MS, reportsIn, type ReportStore, type StoredReport } from './report-store.js';
+import { DAY_MS, parseStored, reportsIn } from './report-store.js';
+import type { ReportStore, StoredReport } from './report-store.js';
 
 /**
  * Reports in Redis (REDIS_URL), shared by every instance: a string per day, the file store's JSON
@@ -81,10 +82,10 @@ export class RedisReportStore implements ReportStore {
   /** The stream of versions before 2026-11-28 (`{ device, report }` entries dated by their id). */
   private async *oldLog(from: number): AsyncGenerator<StoredReport[]> {
     const entries = await inStore(() => this.redis.xrange(OLD_LOG, String(from), '+'));
-    const lines = entries.map(
-      ([id, [, text = '']]) => `{"at":${id.split('-')[0]},${text.slice(1)}`,
-    );
-    if (lines.length) yield* reportsIn([Buffer.from(lines.join('\n'))], from);
+    const batch = entries
+      .map(([id, [, text = '']]) => parseStored(`{"at":${id.split('-')[0]},${text.slice(1)}`))
+      .filter((stored) => stored !== null);
+    if (batch.length) yield batch;
   }
 
   /** The client belongs to the app (or the report command), which closes it. */

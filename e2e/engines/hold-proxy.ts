@@ -20,8 +20,11 @@ export interface HoldProxy {
    * requests whose path it matches, and holds on as before.
    */
   release(only?: RegExp): void;
-  /** Resolves once a request matching the held pattern is waiting. */
-  held(): Promise<string>;
+  /**
+   * Resolves once a request matching the held pattern (and `only`, if given) is waiting: a
+   * press is seen on the page before its request reaches the proxy.
+   */
+  held(only?: RegExp): Promise<string>;
   /** With true, every connection is closed at once, as with no link (the browser still says it is online); false brings the link back. */
   linkDown(down: boolean): void;
   close(): Promise<void>;
@@ -38,7 +41,7 @@ export async function startHoldProxy(
   const upstream = new URL(target);
   let pattern: RegExp | null = null;
   let waiting: { path: string; go: () => void }[] = [];
-  let onHeld: ((path: string) => void)[] = [];
+  let onHeld: { only?: RegExp; notify: (path: string) => void }[] = [];
 
   const answered: HoldProxy['answered'] = [];
   const forward = (req: IncomingMessage, res: ServerResponse) => {
@@ -76,8 +79,9 @@ export async function startHoldProxy(
     seen.push(path);
     if (!pattern?.test(path)) return forward(req, res);
     waiting.push({ path, go: () => forward(req, res) });
-    onHeld.forEach((notify) => notify(path));
-    onHeld = [];
+    const now = onHeld.filter(({ only }) => !only || only.test(path));
+    onHeld = onHeld.filter((waiter) => !now.includes(waiter));
+    now.forEach(({ notify }) => notify(path));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -99,8 +103,12 @@ export async function startHoldProxy(
       down = next;
       if (down) server.closeAllConnections();
     },
-    held: () =>
-      new Promise((resolve) => (waiting.length ? resolve('') : void onHeld.push(resolve))),
+    held: (only) =>
+      new Promise((resolve) => {
+        const already = waiting.find(({ path }) => !only || only.test(path));
+        if (already) resolve(already.path);
+        else onHeld.push({ only, notify: resolve });
+      }),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -6,11 +6,11 @@ import { readPointer } from '../ops/media-versions';
 import { prepareVideo } from '../ops/prepare-video';
 import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
-import { trackRequests, type Browser, type Link } from './browser';
+import type { Browser, Link } from './browser';
 import { benchSite } from './load';
 import { REFERENCE, atLeast, atMost, exactly, holds, seconds, section } from './measure';
 import { kilobytes, reading, sleep, type Site } from './measure';
-import { watchVideo, type Watch } from './watch-video';
+import { watchVideo } from './watch-video';
 
 /** Not a DevTools preset: the worst links in the field (2G EDGE), for the 144p rung. */
 const EDGE = link(1000, 200_000, 100_000);
@@ -40,7 +40,7 @@ type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
 async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Scenario) {
   const visitor = await returningVisitor(site);
   const tab = await browser.tab(PHONE, { link, slowCpu: false });
-  const [watch, requests] = [await watchVideo(tab, 'loadstart'), trackRequests(tab)];
+  const watch = await watchVideo(tab, 'loadstart');
   await visitor(tab);
   const startedAt = Date.now();
   const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
@@ -62,14 +62,15 @@ async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Sce
   }
   // On the wire, or what came so far (media data comes without its encoded length).
   let down = 0;
-  for (const { wire, chunks } of requests.all())
+  for (const { wire, chunks } of tab.requests.all())
     down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
-  const watched = await watch.read();
+  const watched = { ...(await watch.read()), down, up: tab.requests.up(), ...run };
   await tab.close();
-  return { ...watched, down, up: requests.up(), ...run };
+  console.log(`  ${describe(watched)}`);
+  return watched;
 }
 
-type Run = Watch & Awaited<ReturnType<typeof runOnce>>;
+type Run = Awaited<ReturnType<typeof runOnce>>;
 
 const stallsOf = (r: Run) => r.stalls + (r.stillStalled ? 1 : 0);
 const heightOf = (r: Run) => (r.playingMs ? Math.round(r.heightMs / r.playingMs) : 0);
@@ -101,11 +102,7 @@ export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (si
   const rungs = manifest.rungs.map((r) => `${r.height}p ${Math.round(r.averageBandwidth / 1e3)}k`);
   console.log(`  ladder: ${rungs.join(', ')}`);
   const browser = await launchBrowser(signal);
-  const watch = async (scenario: Scenario) => {
-    const run = await runOnce(browser, on, scenario);
-    console.log(`  ${describe(run)}`);
-    return run;
-  };
+  const watch = (scenario: Scenario) => runOnce(browser, on, scenario);
   const [fast, slow] = [await watch({ link: FAST_3G }), await watch({ link: SLOW_3G })];
   const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
   const seek = await watch({ link: FAST_3G, seek: true });

@@ -115,18 +115,6 @@ export async function launchBrowser(signal: AbortSignal) {
     await page.Emulation.setTouchEmulationEnabled({ enabled: viewport.mobile });
     await page.Emulation.setLocaleOverride({ locale: 'es-AR' });
 
-    // Requests in flight, but for media: a paused video keeps its request open.
-    const inFlight = new Set<string>();
-    let lastChange = Date.now();
-    page.Network.requestWillBeSent(({ type, requestId }) => {
-      if (type !== 'Media') inFlight.add(requestId);
-      lastChange = Date.now();
-    });
-    const ended = ({ requestId }: { requestId: string }) =>
-      inFlight.delete(requestId) && (lastChange = Date.now());
-    page.Network.loadingFinished(ended);
-    page.Network.loadingFailed(ended);
-
     /** `fn(arg)` in the page, awaited if it returns a promise; the result must be JSON. */
     const evaluate = async <T, A>(fn: (arg: A) => T | Promise<T>, arg?: A): Promise<T> => {
       const { result, exceptionDetails } = await page.Runtime.evaluate({
@@ -135,8 +123,9 @@ export async function launchBrowser(signal: AbortSignal) {
       if (exceptionDetails) throw new Error(`evaluate: ${JSON.stringify(exceptionDetails)}`);
       return result.value as T;
     };
+    const requests = trackRequests(page, evaluate);
     return {
-      ...{ cdp: page, contextId: browserContextId, setLink, evaluate },
+      ...{ cdp: page, contextId: browserContextId, setLink, evaluate, requests },
       /** Runs `fn(arg)` in every document of this tab before its own scripts. */
       beforeScripts: <A>(fn: (arg: A) => void, arg?: A) =>
         page.Page.addScriptToEvaluateOnNewDocument({ source: pageSource(fn, arg) }),
@@ -150,8 +139,7 @@ export async function launchBrowser(signal: AbortSignal) {
       /** True once `fn` is, false if `timeoutMs` passes first. */
       waitFor: (fn: () => boolean, timeoutMs: number) => poll(() => evaluate(fn), timeoutMs),
       /** Resolves once no request (but media) has been in flight for `ms`, or after `atMostMs`. */
-      quiet: (ms: number, atMostMs: number) =>
-        poll(() => !inFlight.size && Date.now() - lastChange >= ms, atMostMs, 50),
+      quiet: (ms: number, atMostMs: number) => poll(() => requests.quietFor() >= ms, atMostMs, 50),
       async close() {
         if (follow) await throttleWorkers(null);
         await page.close();
@@ -166,19 +154,18 @@ export async function launchBrowser(signal: AbortSignal) {
 /** start, size: from Content-Range (a Range answer); wire: the bytes on it, once finished. */
 type Data = { start: number; size: number | null; wire: number | null; chunks: Chunk[] };
 export type Chunk = [time: number, decoded: number, encoded: number]; // encoded: 0 for media data
-type Tracked = Data & { type?: string; method: string; url: string; sentAt: number };
+type Tracked = Data & { type?: string; method: string; url: string; sentAt: number; done?: true };
 
-/** Every request of `tab` from now on, the bytes sent up; clock(): protocol times as page times. */
-export function trackRequests(tab: Tab) {
+/** A tab's requests from its start, the bytes sent up; clock(): protocol times as page times. */
+function trackRequests({ Network }: CDP.Client, evaluate: (fn: () => number) => Promise<number>) {
   const requests = new Map<string, Tracked>();
-  const { Network } = tab.cdp;
-  let [up, documentAt] = [0, null as number | null];
+  let [up, documentAt, lastChange] = [0, null as number | null, Date.now()];
   Network.requestWillBeSent(({ requestId, request, type, timestamp: sentAt }) => {
     const { method, url, postData } = request;
     const data: Data = { start: 0, size: null, wire: null, chunks: [] };
     requests.set(requestId, { type, method, url, sentAt, ...data });
     if (type === 'Document') documentAt ??= sentAt;
-    up += postData?.length ?? 0;
+    [up, lastChange] = [up + (postData?.length ?? 0), Date.now()];
   });
   Network.requestWillBeSentExtraInfo(({ headers }) => {
     for (const [key, value] of Object.entries(headers)) up += key.length + String(value).length + 4;
@@ -193,18 +180,26 @@ export function trackRequests(tab: Tab) {
   Network.dataReceived(({ requestId, timestamp, dataLength, encodedDataLength }) =>
     requests.get(requestId)?.chunks.push([timestamp, dataLength, encodedDataLength]),
   );
-  Network.loadingFinished(({ requestId, encodedDataLength }) => {
+  // A paused video keeps its request open: media is never in flight, for quietFor().
+  const ended = ({ requestId }: { requestId: string }, wire: number | null = null) => {
     const request = requests.get(requestId);
-    if (request) request.wire = encodedDataLength;
-  });
+    if (request) Object.assign(request, { wire, done: true });
+    if (request && request.type !== 'Media') lastChange = Date.now();
+  };
+  Network.loadingFinished((event) => ended(event, event.encodedDataLength));
+  Network.loadingFailed((event) => ended(event));
+  const all = () => [...requests.values()];
   // The document request's time is the navigation entry's fetchStart on the page's clock.
   const clock = async () => {
-    const fetchStart = await tab.evaluate(
+    const fetchStart = await evaluate(
       () => performance.getEntriesByType('navigation')[0]!.fetchStart,
     );
     return (timestamp: number) => (timestamp - (documentAt ?? timestamp)) * 1000 + fetchStart;
   };
-  return { all: () => [...requests.values()], up: () => up, clock };
+  /** Ms since a request (but media) started or ended, 0 while one is in flight. */
+  const quietFor = () =>
+    all().some((r) => !r.done && r.type !== 'Media') ? 0 : Date.now() - lastChange;
+  return { all, up: () => up, clock, quietFor };
 }
 
 export const videoScreen = ({ origin, base }: Site) => `${origin}${base}/VideoPlayer`;

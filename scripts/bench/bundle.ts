@@ -13,12 +13,9 @@ export function eagerAssetUrls(html: string): string[] {
   const attribute = (tag: string, name: string) =>
     new RegExp(`\\s${name}=["']([^"']+)["']`).exec(tag)?.[1];
   const urls: string[] = [];
-  for (const [tag] of html.matchAll(/<script\b[^>]*>/g)) {
-    const src = attribute(tag, 'src');
+  for (const [tag] of html.matchAll(/<(?:script|link)\b[^>]*>/g)) {
+    const [src, rel, href] = ['src', 'rel', 'href'].map((name) => attribute(tag, name));
     if (src && attribute(tag, 'type') === 'module') urls.push(src);
-  }
-  for (const [tag] of html.matchAll(/<link\b[^>]*>/g)) {
-    const [rel, href] = [attribute(tag, 'rel'), attribute(tag, 'href')];
     if (href && (rel === 'modulepreload' || rel === 'stylesheet')) urls.push(href);
   }
   // The entry the boot script (src/boot/boot.ts) starts, from its settings.

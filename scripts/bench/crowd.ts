@@ -6,10 +6,8 @@ import { clientConfig } from '../../config/settings';
 import { loadConfig } from '../../server/config';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
 import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
-import type { Answer } from '../test-support/test-server';
 import { benchSecrets } from './load';
-import { atEnd, exactly, figure, holds, quantile, reading, seconds, sleep } from './measure';
-import { section } from './measure';
+import { atEnd, exactly, figure, holds, quantile, reading, section, seconds } from './measure';
 
 const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
 /** The app's own wait for a signin's answer; status 0: none in that time. */
@@ -36,11 +34,11 @@ export function browser(username: string, agent: Agent | false = false) {
       headers: { 'content-type': 'application/json', ...(jar.size ? { cookie: cookie() } : {}) },
       body: signinBody(username, password),
       ...{ localAddress: '127.0.0.1', agent, timeoutMs: SIGNIN_TIMEOUT_MS },
-    }).catch((): Answer => ({ status: 0, headers: {}, body: '', bytes: 0 }));
-    for (const [name = '', value = ''] of (answer.headers['set-cookie'] ?? []).map(pairOf))
+    }).catch(() => null);
+    for (const [name = '', value = ''] of (answer?.headers['set-cookie'] ?? []).map(pairOf))
       jar.set(name, value);
-    const retryMs = Number(answer.headers['retry-after'] ?? 1) * 1000;
-    return { status: answer.status, ms: performance.now() - started, device, retryMs };
+    const retryMs = Number(answer?.headers['retry-after'] ?? 1) * 1000;
+    return { status: answer?.status ?? 0, ms: performance.now() - started, device, retryMs };
   };
   return Object.assign(press, { cookie });
 }
@@ -62,7 +60,7 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
   })();
   // One in TYPO_EVERY mistypes once; a refusal is waited out, unless past GIVE_UP_MS.
   const visit = async (press: Browser, visitor: number) => {
-    await sleep(Math.random() * ARRIVALS_MS);
+    await timer(Math.random() * ARRIVALS_MS);
     const arrived = performance.now();
     let [right, first] = [visitor % TYPO_EVERY !== 0, true];
     for (let n = 0; n < MAX_PRESSES; n++) {
@@ -74,7 +72,7 @@ async function crowd(origin: string, password: string, browsers: Browser[], gues
       const typo = !right && status === 401;
       if (typo) right = true;
       else if (performance.now() - arrived + retryMs > GIVE_UP_MS) return;
-      await sleep(typo ? 1000 : retryMs);
+      await timer(typo ? 1000 : retryMs);
     }
   };
   await Promise.all(browsers.map(visit));

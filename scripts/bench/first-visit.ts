@@ -6,7 +6,7 @@ import { SIGNIN_PATH } from '../test-support/test-server';
 import { firstFragmentBytes } from '../ops/fragments';
 import { clearSegment } from '../ops/media-crypto';
 import { mediaSite } from './adaptive';
-import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor, trackRequests } from './browser';
+import { FAST_3G, PHONE, SLOW_3G, launchBrowser, returningVisitor } from './browser';
 import type { Browser, Link, Tab } from './browser';
 import { REFERENCE, atMost, figure, kilobytes, median, poll, seconds, sleep } from './measure';
 import { exactly, section, type Figure, type Reading, type Site } from './measure';
@@ -27,7 +27,7 @@ function startBytes(folder: string, manifest: Manifest): number {
 async function visit(browser: Browser, link: Link, before?: Tab, workers = false) {
   const options = { link, slowCpu: false, cache: !!before, contextId: before?.contextId, workers };
   const tab = await browser.tab(PHONE, options);
-  const [watch, requests] = [await watchVideo(tab, 'loadstart'), trackRequests(tab)];
+  const [watch, requests] = [await watchVideo(tab, 'loadstart'), tab.requests];
   const signin = () =>
     requests.all().find((r) => r.method === 'POST' && r.url.endsWith(SIGNIN_PATH));
   const end = async () => {

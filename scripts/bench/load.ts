@@ -71,11 +71,11 @@ if (process.env.BENCH_FLOOD) {
     ...{ url: origin, connections: FLOOD.connections, duration: FLOOD.durationS, timeout: 30 },
     requests: [{ method: 'POST', path: SIGNIN_PATH, setupRequest: signin }],
   });
-  instance.once('start', () => process.send?.({ kind: 'started' }));
+  instance.once('start', () => process.send?.({ started: '' }));
   const { statusCodeStats = {}, requests } = await instance;
   const counts = Object.entries(statusCodeStats).map(([code, n]) => `${n.count}× ${code}`);
   const summary = `${requests.total} signins (${counts.join(', ')})`;
-  process.send?.({ kind: 'done', summary }, () => process.exit(0));
+  process.send?.({ summary }, () => process.exit(0));
 }
 
 /** What floods the server beside the probes: `started` once it runs, `done` with what it sent. */
@@ -90,13 +90,12 @@ function startFlood({ origin, username, password }: Site, signal: AbortSignal): 
   });
   signal.addEventListener('abort', () => child.kill(), { once: true });
   if (child.pid) setPriority(child.pid, FLOOD.niceness);
-  const message = <T>(kind: string) =>
-    new Promise<T>((resolve, reject) => {
-      child.on('message', (m: { kind: string }) => m.kind === kind && resolve(m as T));
+  const message = (kind: 'started' | 'summary') =>
+    new Promise<string>((resolve, reject) => {
+      child.on('message', (m: Record<string, string>) => kind in m && resolve(m[kind]!));
       child.once('exit', (code) => reject(new Error(`the flood exited (${code}) before ${kind}`)));
     });
-  const done = message<{ summary: string }>('done').then(({ summary }) => summary);
-  return { started: message('started'), done };
+  return { started: message('started'), done: message('summary') };
 }
 
 type Options = { flood?: typeof startFlood; probeS?: number; onFlood?: () => void };

@@ -93,10 +93,9 @@ export function quantile(values: number[], q: number): number {
 
 /** The median of the values, or null if any run measured nothing. */
 export function median(values: (number | null)[]): number | null {
-  if (!values.length || values.some((value) => value === null)) return null;
-  const sorted = [...(values as number[])].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  if (!values.length || values.includes(null)) return null;
+  const sorted = (values as number[]).toSorted((a, b) => a - b);
+  return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
 }
 
 export const sleep = (ms: number) => timer(ms);

@@ -44,6 +44,7 @@ async function fill(store: ReportStore) {
   const devices = Array.from({ length: DEVICES }, id);
   for (let i = 0; i < VIEWS; i += 200)
     await Promise.all(Array.from({ length: 200 }, () => store.add(pick(devices), view())));
+  await store.close();
 }
 
 /** The summary the staff page and `npm run report` make over the whole period, timed. */
@@ -92,9 +93,7 @@ export const reportsMeasurement = section(NAME, 600_000, FIGURES, async (site, s
   const dir = mkdtempSync(join(tmpdir(), 'bench-reports-'));
   atEnd(signal, async () => rmSync(dir, { recursive: true, force: true }));
   const options = { dir, retentionMs: 30 * DAY_MS, now: Date.now };
-  const written = new FileReportStore(options);
-  await fill(written);
-  await written.close();
+  await fill(new FileReportStore(options));
   const file = await summaryTime(() => new FileReportStore(options));
   const redisServer = await startRedis();
   atEnd(signal, () => redisServer.stop());

@@ -1,22 +1,21 @@
 /** Slow clients from one address while visitors sign in and watch, through nginx (issue 42). */
-import { connect } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { connect } from 'node:tls';
 import { SIGNIN_PATH } from '../test-support/test-server';
 import { browser } from './crowd';
 import { client, clipBehindProxy } from './proxy';
 import { atEnd, atMost, exactly, figure, p99Of, reading, sleep, slowest, section } from './measure';
 
 const [SLOW_HEADERS, SLOW_BODIES, VISITORS, DRIP_MS, WATCH_S] = [300, 300, 20, 5_000, 45];
-/** The attacker's address (the visitors': 127.0.0.1); GIVE_UP_MS: never cut. */
-const [SLOW_FROM, GIVE_UP_MS] = ['127.0.0.2', 90_000];
+/** The attacker's address (the visitors': 127.0.0.1), over TLS; GIVE_UP_MS: never cut. */
+const SLOW_FROM = { host: '127.0.0.1', localAddress: '127.0.0.2', rejectUnauthorized: false };
+const GIVE_UP_MS = 90_000;
 
 type Slow = { cutMs: number | null; status: number | null };
 
 /** One slow client over TLS: its headers, or a signin body of 1,000 bytes, a byte at a time. */
 function slowClient(port: number, kind: 'headers' | 'body'): Promise<Slow> {
   return new Promise((resolve) => {
-    const plain = connect({ host: '127.0.0.1', port, localAddress: SLOW_FROM });
-    const socket = tlsConnect({ socket: plain, rejectUnauthorized: false });
+    const socket = connect({ ...SLOW_FROM, port });
     let [started, status, drip]: [number, number | null, NodeJS.Timeout?] = [0, null];
     const giveUp = setTimeout(() => socket.destroy(), GIVE_UP_MS);
     socket.on('error', () => undefined);

@@ -1,5 +1,5 @@
 /** The video screen of a returning visitor: first frame, bytes by then, a seek to 80 %. */
-import { PHONE, launchBrowser, returningVisitor, trackRequests } from './browser';
+import { PHONE, launchBrowser, returningVisitor } from './browser';
 import type { Browser, Chunk, Visitor } from './browser';
 import { atMost, figure, holds, kilobytes, median, medianOf, runsOf, seconds } from './measure';
 import { reading, repeat, section } from './measure';
@@ -19,7 +19,7 @@ function bytesWithin(spans: { offset: number; bytes: number }[], from: number, t
 
 async function playOnce(browser: Browser, visitor: Visitor) {
   const tab = await browser.tab(PHONE);
-  const [watch, tracked] = [await watchVideo(tab, 'metadata'), trackRequests(tab)];
+  const [watch, tracked] = [await watchVideo(tab, 'metadata'), tab.requests];
   await visitor(tab);
   const seek = (await watch.firstFrame(20_000)) ? await watch.seek(SEEK_FRACTION) : null;
   const [{ firstFrameAt: frame }, at] = [await watch.read(), await tracked.clock()];

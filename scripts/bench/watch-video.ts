@@ -6,7 +6,7 @@ const WATCH = {
   firstFrameAt: null as number | null,
   ...{ stalls: 0, stalledMs: 0, heightMs: 0, playingMs: 0, heightAtEnd: 0, currentTime: 0 },
 };
-export type Watch = typeof WATCH;
+type Watch = typeof WATCH;
 type Watched = typeof globalThis & { __benchWatch?: Watch };
 
 // In the page before its scripts: its first <video> (media events do not bubble, but capture).

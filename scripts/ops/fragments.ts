@@ -7,14 +7,14 @@
  * continues the one before).
  */
 
-interface Box {
+export interface Box {
   type: string;
   start: number;
   end: number;
 }
 
 /** The boxes in `data` between `from` and `to` (sizes of 0 or 64 bits do not occur here). */
-function boxes(data: Buffer, from = 0, to = data.length): Box[] {
+export function boxes(data: Buffer, from = 0, to = data.length): Box[] {
   const found: Box[] = [];
   for (let start = from; start + 8 <= to;) {
     const size = data.readUInt32BE(start);
@@ -219,4 +219,27 @@ function sidxGrown(data: Buffer, { type, start, end }: Box, added: number): Buff
 /** The bytes up to the end of `segment`'s first mdat: what a Media Source needs for a frame. */
 export function firstFragmentBytes(segment: Buffer): number {
   return boxes(segment).find((b) => b.type === 'mdat')?.end ?? segment.length;
+}
+
+/**
+ * Edits `init` (ffmpeg's, prepare-video's encode) so that the pictures play at their source's
+ * time where edit lists are read (Safari, Firefox; Chromium's Media Source ignores one that
+ * opens empty): ffmpeg opens the pictures' list with an empty edit as long as the audio's
+ * advance, which the segments already carry; made 0 s long. hls.js reads no edit list.
+ * False when an edit list is not as ffmpeg writes it; changes `init` in place.
+ */
+export function playFromSourceTime(init: Buffer): boolean {
+  const moov = boxes(init).find((b) => b.type === 'moov');
+  for (const trak of moov ? boxes(init, moov.start + 8, moov.end) : []) {
+    if (trak.type !== 'trak') continue;
+    const edts = boxes(init, trak.start + 8, trak.end).find((b) => b.type === 'edts');
+    const elst = edts && boxes(init, edts.start + 8, edts.end).find((b) => b.type === 'elst');
+    if (!elst || init.readUInt8(elst.start + 8) !== 0) return false;
+    // Version 0 entries: segment_duration, media_time (-1: empty), media_rate.
+    const entries = init.readUInt32BE(elst.start + 12);
+    if (entries === 2 && init.readInt32BE(elst.start + 20) === -1)
+      init.writeUInt32BE(0, elst.start + 16);
+    else if (entries !== 1) return false;
+  }
+  return true;
 }

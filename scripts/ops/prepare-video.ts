@@ -47,7 +47,7 @@ import {
   versionName,
 } from './media-versions.js';
 import { checkSource, type SourceCheck } from './source-check.js';
-import { splitFragments } from './fragments.js';
+import { playFromSourceTime, splitFragments } from './fragments.js';
 import { KeyError, checkKeysDir, encryptRung, newKey, writeKey } from './media-crypto.js';
 
 interface RungSpec {
@@ -76,6 +76,13 @@ const LADDER: RungSpec[] = [
 
 /** Apple's authoring spec: 6 s segments (two round trips of 2 s cost a third, not all, of a 6 s one), a keyframe every 2 s. */
 const KEYFRAME_S = 2;
+/**
+ * x264's B-frames show each keyframe this many frames after it is decoded (b-pyramid). The
+ * pictures are published without that lag (negative composition offsets) and the audio that much
+ * early: each segment's audio then reaches its last picture's end, where hls.js looks for the
+ * next segment. The edit lists then say where each track starts (playFromSourceTime).
+ */
+const REORDER_FRAMES = 2;
 /**
  * The first segment's fragments: a Media Source shows a frame once its fragment is whole, so the
  * first is cut in four (splitFragments) and the first frame waits for 0.5 s of bytes, not 2 s.
@@ -495,8 +502,10 @@ async function publish(
     // Every rung has a keyframe at the same instants, so segments line up for switching.
     ...['-force_key_frames', `expr:gte(t,n_forced*${KEYFRAME_S})`, '-sc_threshold', '0'],
     ...(info.hasAudio ? ['-c:a', 'aac', '-ar', '48000'] : []),
+    ...(info.hasAudio ? ['-filter:a', `asetpts=PTS-${REORDER_FRAMES}/${frameRate}/TB`] : []),
     ...['-f', 'hls', '-hls_time', String(KEYFRAME_S), '-hls_playlist_type', 'vod'],
     ...['-hls_segment_type', 'fmp4', '-hls_flags', 'independent_segments'],
+    ...['-hls_segment_options', 'movflags=+negative_cts_offsets'],
     ...['-hls_fmp4_init_filename', RUNG_FILES.init],
     ...['-hls_segment_filename', join(stage, 'v%v', PIECES)],
     ...['-master_pl_name', 'ffmpeg-master.m3u8'],
@@ -520,6 +529,10 @@ async function publish(
     // ffmpeg names the init file init_N.mp4 whatever it is told.
     for (const name of readdirSync(from))
       if (/^init_\d+\.mp4$/.test(name)) renameSync(join(from, name), join(from, 'init.mp4'));
+    const init = readFileSync(join(from, 'init.mp4'));
+    if (!playFromSourceTime(init))
+      throw new PrepareError(`ffmpeg wrote edit lists this does not know in ${from}/init.mp4.`);
+    writeFileSync(join(from, 'init.mp4'), init);
     const playlist = join(from, 'index.m3u8');
     writeFileSync(playlist, readFileSync(playlist, 'utf8').replace(/init_\d+\.mp4/, 'init.mp4'));
     joinSegments(from);
@@ -534,10 +547,14 @@ async function publish(
   const middleIndex = Math.floor(ladder.length / 2);
   // The fallback: the middle rung's segments joined into one faststart MP4 (no second encode),
   // read while they are clear: it is served whole behind the session, never encrypted.
+  // ffmpeg reads the pictures REORDER_FRAMES late from segments with negative composition
+  // offsets (Media Source does not): the MP4 takes the audio that much later too.
+  const playlist = join(stage, dirs[middleIndex]!, RUNG_FILES.playlist);
+  const late = (REORDER_FRAMES / frameRate).toFixed(6);
   await run(
     [
-      '-i',
-      join(stage, dirs[middleIndex]!, RUNG_FILES.playlist),
+      ...['-i', playlist],
+      ...(info.hasAudio ? ['-itsoffset', late, '-i', playlist, '-map', '0:v', '-map', '1:a'] : []),
       ...['-c', 'copy', '-movflags', '+faststart', join(stage, PUBLISHED.fallback)],
     ],
     'writing the fallback MP4',

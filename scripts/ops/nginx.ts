@@ -25,6 +25,7 @@ import {
   keysDirFor,
 } from '../../config/media-layout';
 import { CLIENT_ERRORS, UNAVAILABLE, type ApiError } from '../../server/errors';
+import { FILE_HEADERS } from '../../server/security';
 
 export interface ProxyOptions {
   host: string;
@@ -199,17 +200,10 @@ const FORWARDED = [
   `proxy_set_header X-Forwarded-Host $http_host;`,
 ];
 
-/** The headers the app (helmet, server/security.ts) puts on every file it serves. */
+/** The headers the app puts on every answer but a page (server/security.ts): nothing here is one. */
 function securityHeaders(production: boolean): string[] {
   return [
-    ['X-Content-Type-Options', 'nosniff'],
-    ['Cross-Origin-Resource-Policy', 'same-origin'],
-    ['Cross-Origin-Opener-Policy', 'same-origin'],
-    ['Referrer-Policy', 'strict-origin-when-cross-origin'],
-    ['X-Frame-Options', 'DENY'],
-    ['Permissions-Policy', 'camera=(), microphone=(), geolocation=()'],
-    // Nothing the proxy answers itself is a page: it may load nothing and be framed nowhere.
-    ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'"],
+    ...Object.entries(FILE_HEADERS),
     ...(production ? [['Strict-Transport-Security', 'max-age=63072000; includeSubDomains']] : []),
   ].map(([name, value]) => `add_header ${name} "${value}" always;`);
 }

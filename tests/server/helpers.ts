@@ -151,6 +151,7 @@ export function fakeDist() {
   writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js'), js);
   writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js.gz'), gzipSync(js));
   writeFileSync(join(dir, 'robots.txt'), 'User-agent: *\nDisallow: /\n');
+  writeFileSync(join(dir, 'sw.js'), 'self.addEventListener("fetch", () => {});\n');
   writeFileSync(join(dir, '.build-env.json'), '{"BASE_PATH":null}\n');
   return dir;
 }

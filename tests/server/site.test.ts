@@ -169,9 +169,10 @@ describe('the built site through a real port', () => {
     expect(JSON.parse(res.body.toString()).error).toBe('bad_request');
   });
 
-  it('sends the security headers on pages, assets, API answers and redirects', async () => {
-    for (const path of [LOGIN, '/capacitacion/assets/index-Ab12Cd34.js', '/api/video', '/x']) {
-      const { headers } = await get(path);
+  it("sends a page's security headers on the pages and the service worker's script", async () => {
+    for (const path of [LOGIN, '/capacitacion/sw.js']) {
+      const { status, headers } = await get(path);
+      expect(status, path).toBe(200);
       expect(headers['content-security-policy'], path).toBe(CSP);
       expect(headers['x-content-type-options']).toBe('nosniff');
       expect(headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
@@ -180,6 +181,24 @@ describe('the built site through a real port', () => {
       expect(headers['permissions-policy']).toBe('camera=(), microphone=(), geolocation=()');
       expect(headers['x-frame-options']).toBe('DENY');
       expect(headers['strict-transport-security']).toBeUndefined();
+      expect(headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it("sends a file's on assets, API answers and redirects: nothing to load, framed nowhere", async () => {
+    for (const path of ['/capacitacion/assets/index-Ab12Cd34.js', '/api/video', '/x']) {
+      const { headers } = await get(path);
+      expect(headers['content-security-policy'], path).toBe(
+        "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+      );
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['cross-origin-resource-policy']).toBe('same-origin');
+      expect(headers['x-frame-options']).toBe('DENY');
+      // Read by documents only: bytes on every answer of a slow link.
+      for (const name of ['referrer-policy', 'permissions-policy', 'x-xss-protection'])
+        expect(headers[name], `${path}: ${name}`).toBeUndefined();
+      expect(headers['cross-origin-opener-policy']).toBeUndefined();
+      expect(headers['origin-agent-cluster']).toBeUndefined();
       expect(headers['x-powered-by']).toBeUndefined();
     }
   });
@@ -213,8 +232,9 @@ describe('the inline style and script of the built index.html', () => {
       `<!doctype html><html lang="es"><head><style>${css}</style><script type="module" crossorigin src="/capacitacion/assets/index-x.js"></script></head>` +
         `<body><div id="root"></div><script>${js}</script></body></html>`,
     );
+    writeFileSync(join(dist, 'sw.js'), '');
     const app = await testServer({ DIST_DIR: dist });
-    for (const url of [LOGIN, '/api/video']) {
+    for (const url of [LOGIN, '/capacitacion/sw.js']) {
       const csp = (await app.inject({ url })).headers['content-security-policy'] as string;
       expect(csp).toContain(`;style-src 'self' 'sha256-${sha256(css)}';`);
       expect(csp).toContain(`;script-src 'self' 'sha256-${sha256(js)}';`);
@@ -251,11 +271,13 @@ describe('the inline style and script of the built index.html', () => {
   });
 
   it('are not allowed when the build has none (style-src and script-src stay self)', async () => {
-    const app = await testServer();
+    const dist = fakeDist();
+    const app = await testServer({ DIST_DIR: dist });
     const csp = (await app.inject({ url: LOGIN })).headers['content-security-policy'] as string;
     expect(csp).toContain(";style-src 'self';");
     expect(csp).toContain("script-src 'self';");
     await app.close();
+    rmSync(dist, { recursive: true, force: true });
   });
 });
 
@@ -273,7 +295,9 @@ describe('security headers by configuration', () => {
   });
 
   it('lets the browser reach an outside API and video host, and nothing else', async () => {
+    const dist = fakeDist();
     const app = await testServer({
+      DIST_DIR: dist,
       API_URL: 'https://api.example.com',
       VIDEO_URL: 'https://cdn.example.net/training.mp4',
     });
@@ -285,6 +309,7 @@ describe('security headers by configuration', () => {
     expect(csp).toContain("connect-src 'self' blob: https://api.example.com;");
     expect(csp).toContain("script-src 'self';");
     await app.close();
+    rmSync(dist, { recursive: true, force: true });
   });
 });
 

@@ -126,7 +126,6 @@ export async function launchBrowser(signal: AbortSignal) {
     const requests = trackRequests(page, evaluate);
     return {
       ...{ cdp: page, contextId: browserContextId, setLink, evaluate, requests },
-      /** Runs `fn(arg)` in every document of this tab before its own scripts. */
       beforeScripts: <A>(fn: (arg: A) => void, arg?: A) =>
         page.Page.addScriptToEvaluateOnNewDocument({ source: pageSource(fn, arg) }),
       /** Navigates; resolves at the load event, or at commit if `untilLoad` is false. */

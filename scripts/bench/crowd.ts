@@ -5,7 +5,7 @@ import { setTimeout as timer } from 'node:timers/promises';
 import { clientConfig } from '../../config/settings';
 import { loadConfig } from '../../server/config';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
-import { SIGNIN_PATH, send, signinBody, startServer } from '../test-support/test-server';
+import { signIn, startServer } from '../test-support/test-server';
 import { benchSecrets } from './load';
 import { atEnd, exactly, figure, holds, quantile, reading, section, seconds } from './measure';
 
@@ -29,12 +29,9 @@ export function browser(username: string, agent: Agent | false = false) {
   const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
   const press = async (origin: string, password: string) => {
     const [device, started] = [jar.has('dev'), performance.now()];
-    const answer = await send(`${origin}${SIGNIN_PATH}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(jar.size ? { cookie: cookie() } : {}) },
-      body: signinBody(username, password),
-      ...{ localAddress: '127.0.0.1', agent, timeoutMs: SIGNIN_TIMEOUT_MS },
-    }).catch(() => null);
+    const signin = { origin, username, password, localAddress: '127.0.0.1', agent };
+    const sent = { ...signin, cookie: cookie(), timeoutMs: SIGNIN_TIMEOUT_MS };
+    const answer = await signIn(sent).catch(() => null);
     for (const [name = '', value = ''] of (answer?.headers['set-cookie'] ?? []).map(pairOf))
       jar.set(name, value);
     const retryMs = Number(answer?.headers['retry-after'] ?? 1) * 1000;

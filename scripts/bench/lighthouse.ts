@@ -34,9 +34,7 @@ export const lighthouseMeasurement = section(NAME, 240_000, FIGURES, async (site
   const performance = (run: Result) => score(run, 'performance') ?? 0;
   const median = [...runs].sort((a, b) => performance(a) - performance(b))[runs.length >> 1]!;
   const note = `${runsOf(runs.map(performance), String)}, the median run shown`;
-  const scored = (id: Category, points = score(median, id)) => {
-    const value = points === null ? 'n/a' : String(points);
-    return reading(value, points, id === 'performance' ? note : undefined);
-  };
+  const scored = (id: Category, points = score(median, id)) =>
+    reading(String(points ?? 'n/a'), points, id === 'performance' ? note : undefined);
   return Object.fromEntries(ids.map((id) => [id, scored(id)])) as Record<Category, Reading>;
 });

@@ -122,17 +122,21 @@ export interface Signin extends Pick<RequestOptions, 'agent' | 'localAddress'> {
   origin: string;
   username: string;
   password: string;
+  /** What a browser sends back (`name=value; …`): the bench's crowd keeps its device cookie. */
+  cookie?: string;
+  /** No answer within this is an error (send's 10 s unless told; the crowd: the app's wait). */
+  timeoutMs?: number;
 }
 
 /** One signin, whatever its answer (the load test counts 401 and 429 too). */
-export function signIn({ origin, username, password, agent, localAddress }: Signin) {
+export function signIn(signin: Signin) {
+  const { origin, username, password, agent, localAddress, cookie, timeoutMs } = signin;
   return send(`${origin}${SIGNIN_PATH}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
     body: signinBody(username, password),
     // From another loopback address (127.0.0.x), to keep per-address limits apart.
-    localAddress,
-    agent,
+    ...{ localAddress, agent, timeoutMs },
   });
 }
 

@@ -1,8 +1,8 @@
 /**
  * Cuts an fMP4 piece (ffmpeg's: styp, one sidx per track, one moof and its mdat) into shorter
  * fragments, bytes copied, nothing encoded again. A Media Source shows nothing of a fragment
- * until it is whole, and ffmpeg's holds 2 s of video then 2 s of audio: cut in four, the first
- * frame waits for the first 0.5 s of bytes, not 2 s (docs/benchmarks.md). Fragments after
+ * until it is whole, and ffmpeg's holds 2 s of video then 2 s of audio: cut in eight, the first
+ * frame waits for the first 0.25 s of bytes, not 2 s (docs/benchmarks.md). Fragments after
  * the first begin with a frame that is not a keyframe, which MSE and hls.js accept (a fragment
  * continues the one before).
  */

@@ -63,7 +63,7 @@ interface RungSpec {
  * Sized for the links in the issue: 240p fits Slow 3G (400 kbit/s, 2 s RTT, 6 s segments carry
  * about 267 kbit/s), 480p fits Fast 3G; 144p is the near-audio-only rung for the worst links
  * (hls.js drops pure audio variants when video ones exist) and the start on slow ones: its init and
- * first 0.5 s are what a first frame on Slow 3G waits for.
+ * first fragment are what a first frame on Slow 3G waits for.
  */
 const LADDER: RungSpec[] = [
   { short: 1080, videoKbps: 4000, audioKbps: 96, audioChannels: 2 },
@@ -85,9 +85,10 @@ const KEYFRAME_S = 2;
 const REORDER_FRAMES = 2;
 /**
  * The first segment's fragments: a Media Source shows a frame once its fragment is whole, so the
- * first is cut in four (splitFragments) and the first frame waits for 0.5 s of bytes, not 2 s.
+ * first is cut in eight (splitFragments) and the first frame waits for the keyframe and a quarter
+ * of a second, not 2 s. The link brings the rest faster than it plays.
  */
-const FIRST_FRAGMENT_S = 0.5;
+export const FIRST_FRAGMENT_S = 0.25;
 
 export class PrepareError extends Error {}
 

@@ -27,7 +27,12 @@ import {
   splitFragments,
   type Box,
 } from '../../scripts/ops/fragments.js';
-import { PrepareError, planLadder, prepareVideo } from '../../scripts/ops/prepare-video.js';
+import {
+  FIRST_FRAGMENT_S,
+  PrepareError,
+  planLadder,
+  prepareVideo,
+} from '../../scripts/ops/prepare-video.js';
 import { publishTestClip } from '../../scripts/test-support/test-clip.js';
 import { clearSegment, setEncrypted } from './encryption.js';
 import {
@@ -221,11 +226,12 @@ describe('prepare-video', () => {
     }
   });
 
-  it('cuts the first segment into four fragments, the first 0.5 s decoding alone after init', () => {
+  it('cuts the first segment into 0.25 s fragments, the first decoding alone after init', () => {
     for (const rung of manifest.rungs) {
       const first = segment(rung.dir, segmentName(0));
-      expect(topBoxes(first).filter((type) => type === 'moof')).toHaveLength(4);
-      // Alone after init, the first fragment decodes: a keyframe first, then its 0.5 s.
+      const moofs = topBoxes(first).filter((type) => type === 'moof');
+      expect(moofs).toHaveLength(FIRST_SEGMENT_S / FIRST_FRAGMENT_S);
+      // Alone after init, the first fragment decodes: a keyframe first, then its 0.25 s.
       const head = join(dirname(dir), `${rung.dir}-head.mp4`);
       writeFileSync(
         head,
@@ -236,9 +242,9 @@ describe('prepare-video', () => {
       );
       const frames = packets(head).filter((p) => p.stream === '0');
       expect(frames[0]!.flags).toMatch(/^K/);
-      // 0.5 s of frames, cut by decode time: with B-frames the last may show 2 frames later.
+      // 0.25 s of frames, cut by decode time: with B-frames the last may show 2 frames later.
       const shown = frames.map((f) => f.pts);
-      expect(Math.max(...shown) - Math.min(...shown)).toBeLessThan(FIRST_SEGMENT_S / 4 + 0.1);
+      expect(Math.max(...shown) - Math.min(...shown)).toBeLessThan(FIRST_FRAGMENT_S + 0.1);
     }
   });
 

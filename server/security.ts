@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { WORKER_FILE } from '../config/paths.js';
 import type { ServerConfig } from './config.js';
 
 /**
@@ -91,7 +92,8 @@ const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=()';
  * What every answer but a page carries (the proxy's files too, scripts/ops/nginx.ts): it may load
  * nothing and be framed nowhere, should it be opened as a document. The page's other headers
  * (its CSP, opener, features, referrers and helmet's legacy switches) are read by documents and
- * workers only: about 0.8 KB more on every segment, which on Slow 3G came before the first frame.
+ * workers only, and were most of a segment's headers, ahead of the first frame on a slow link
+ * (docs/benchmarks.md, "A first frame of fewer bytes").
  */
 export const FILE_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -109,9 +111,11 @@ const PAGE_ONLY = [
   'x-permitted-cross-domain-policies',
   'x-xss-protection',
 ];
-/** The service worker runs under its script's CSP; a 304 has no type, hence the name too. */
+/** A 304 may have no type, hence the names too. */
 const isPage = (path: string, type: unknown) =>
-  String(type ?? '').startsWith('text/html') || /(\.html|\/sw\.js)$/.test(path);
+  String(type ?? '').startsWith('text/html') ||
+  path.endsWith('.html') ||
+  path.endsWith(`/${WORKER_FILE}`);
 
 export async function registerSecurityHeaders(app: FastifyInstance, config: ServerConfig) {
   await app.register(helmet, {

@@ -1,9 +1,7 @@
+import { WORKER_FILE } from '../../config/paths';
 import { config } from '../config';
 import { hasMediaSource, readMediaInfo } from '../screens/video-player/media-support';
 import { PLAYER_PARAM, REFRESH_PAGE, pagesCache } from './offline-names';
-
-/** Where the built worker is (vite-plugin-pwa writes sw.js at the build's root). */
-const WORKER_FILE = 'sw.js';
 
 /**
  * Registers the service worker once the video has its first frame (the video screen calls this)

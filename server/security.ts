@@ -91,20 +91,22 @@ const PERMISSIONS_POLICY = 'camera=(), microphone=(), geolocation=()';
 /**
  * What every answer but a page carries (the proxy's files too, scripts/ops/nginx.ts): it may load
  * nothing and be framed nowhere, should it be opened as a document. The page's other headers
- * (its CSP, opener, features, referrers and helmet's legacy switches) are read by documents and
+ * (its CSP, opener, features and helmet's legacy switches) are read by documents and
  * workers only, and were most of a segment's headers, ahead of the first frame on a slow link
  * (docs/benchmarks.md, "A first frame of fewer bytes").
  */
 export const FILE_HEADERS = {
   'x-content-type-options': 'nosniff',
   'cross-origin-resource-policy': 'same-origin',
-  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+  // object-src is default-src's already; said as the design lists it for every answer.
+  'content-security-policy':
+    "default-src 'none'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'referrer-policy': 'strict-origin-when-cross-origin',
   'x-frame-options': 'DENY',
 } as const;
 const PAGE_ONLY = [
   'cross-origin-opener-policy',
   'permissions-policy',
-  'referrer-policy',
   'origin-agent-cluster',
   'x-dns-prefetch-control',
   'x-download-options',

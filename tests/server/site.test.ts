@@ -189,13 +189,14 @@ describe('the built site through a real port', () => {
     for (const path of ['/capacitacion/assets/index-Ab12Cd34.js', '/api/video', '/x']) {
       const { headers } = await get(path);
       expect(headers['content-security-policy'], path).toBe(
-        "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+        "default-src 'none'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
       );
       expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
       expect(headers['cross-origin-resource-policy']).toBe('same-origin');
       expect(headers['x-frame-options']).toBe('DENY');
       // Read by documents only: bytes on every answer of a slow link.
-      for (const name of ['referrer-policy', 'permissions-policy', 'x-xss-protection'])
+      for (const name of ['permissions-policy', 'x-xss-protection', 'x-download-options'])
         expect(headers[name], `${path}: ${name}`).toBeUndefined();
       expect(headers['cross-origin-opener-policy']).toBeUndefined();
       expect(headers['origin-agent-cluster']).toBeUndefined();

@@ -104,9 +104,9 @@ export const FILE_HEADERS = {
   'referrer-policy': 'strict-origin-when-cross-origin',
   'x-frame-options': 'DENY',
 } as const;
+/** Helmet's headers that a file does not need (Permissions-Policy is put on pages only). */
 const PAGE_ONLY = [
   'cross-origin-opener-policy',
-  'permissions-policy',
   'origin-agent-cluster',
   'x-dns-prefetch-control',
   'x-download-options',
@@ -131,13 +131,13 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Serv
       : false,
     xFrameOptions: { action: 'deny' },
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('permissions-policy', PERMISSIONS_POLICY);
-  });
   app.addHook('onSend', async (request, reply, payload) => {
-    if (isPage(request.url.split('?')[0]!, reply.getHeader('content-type'))) return payload;
-    for (const name of PAGE_ONLY) reply.removeHeader(name);
-    reply.headers(FILE_HEADERS);
+    if (isPage(request.url.split('?')[0]!, reply.getHeader('content-type')))
+      reply.header('permissions-policy', PERMISSIONS_POLICY);
+    else {
+      for (const name of PAGE_ONLY) reply.removeHeader(name);
+      reply.headers(FILE_HEADERS);
+    }
     return payload;
   });
 }

@@ -192,6 +192,9 @@ describe('prepare-video', () => {
       // as encoded (its 21 ms of priming in front).
       expect([...tracks.values()].map((t) => t.edit)).toEqual([0, 0]);
       const playlist = readFileSync(join(served, rung.dir, 'index.m3u8'), 'utf8');
+      const durations = playlist
+        .match(/#EXTINF:([\d.]+),/g)!
+        .map((tag) => Number(tag.slice(8, -1)));
       let boundary = 0;
       for (const [i, name] of segmentsOf(rung.dir).entries()) {
         const data = segment(rung.dir, name);
@@ -221,7 +224,7 @@ describe('prepare-video', () => {
             5,
           );
         }
-        boundary += Number(playlist.match(/#EXTINF:([\d.]+),/g)![i]!.slice(8, -1));
+        boundary += durations[i]!;
       }
     }
   });

@@ -12,7 +12,7 @@ import { crowdMeasurement } from './crowd';
 import { firstVisitMeasurement } from './first-visit';
 import { lighthouseMeasurement } from './lighthouse';
 import { offlineMeasurement } from './offline';
-import { BENCH_SERVER_ENV, describeLoad, loadMeasurement, redisMeasurement } from './load';
+import { BENCH_SERVER_ENV, describeLoad, loadMeasurement } from './load';
 import { startBenchServer } from './load';
 import { runMeasurement, toMarkdown, writeReport, type Measurement, type Row } from './measure';
 import { proxyMeasurement } from './proxy';
@@ -26,8 +26,8 @@ const MEASUREMENTS = {
   ...{ bundle: bundleMeasurement, screens: screensMeasurement, video: videoMeasurement },
   ...{ adaptive: adaptiveMeasurement, 'first-visit': firstVisitMeasurement },
   ...{ offline: offlineMeasurement, lighthouse: lighthouseMeasurement, load: loadMeasurement },
-  ...{ redis: redisMeasurement, proxy: proxyMeasurement, crowd: crowdMeasurement },
-  ...{ slow: slowClientsMeasurement, reports: reportsMeasurement },
+  ...{ proxy: proxyMeasurement, crowd: crowdMeasurement, slow: slowClientsMeasurement },
+  reports: reportsMeasurement,
 };
 type Name = keyof typeof MEASUREMENTS;
 

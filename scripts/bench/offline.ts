@@ -27,22 +27,11 @@ async function storedBytes() {
   return total;
 }
 
-/** In the page: ms until currentTime moves on, checked every 50 ms (null: not within 60 s). */
-async function moves() {
-  const video = document.querySelector('video')!;
-  const [from, since] = [video.currentTime, performance.now()];
-  while (video.currentTime <= from + 0.05) {
-    if (performance.now() - since >= 60_000) return null;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return performance.now() - since;
-}
-
 /** The video screen, opened by `open`, to its first frame, the page and its worker on `link`. */
 async function watching(browser: Browser, link: Link, open: Visitor, contextId?: string) {
   const options = { link, slowCpu: link === OFFLINE, cache: true, contextId, workers: true };
   const tab = await browser.tab(PHONE, options);
-  const watch = await watchVideo(tab, 'loadstart');
+  const watch = await watchVideo(tab);
   await open(tab);
   if (!(await watch.firstFrame(60_000))) throw new Error('no first frame in 60 s');
   return { tab, frame: (await watch.read()).firstFrameAt };
@@ -85,8 +74,10 @@ export const offlineMeasurement = section(NAME, 15 * 60_000, FIGURES, async (sit
   await online.setLink(OFFLINE);
   await sleep(OUTAGE_MS);
   const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
-  await online.setLink(FAST_3G);
-  const movedMs = await online.evaluate(moves);
+  const playedTo = () => online.evaluate(() => document.querySelector('video')!.currentTime);
+  const [from, linkBack] = [await playedTo(), await online.setLink(FAST_3G).then(Date.now)];
+  const moved = await poll(async () => (await playedTo()) > from + 0.05, 60_000, 50);
+  const movedMs = moved ? Date.now() - linkBack : null;
   const back = `${stalled ? 'stalled' : 'still playing'} when the link came back`;
   await online.close();
   const took = `${seconds(downloadMs)}, ${kilobytes(bytes)} (floor ${seconds(floor)})`;

@@ -1,5 +1,5 @@
-/** The adaptive video on rural links (issue 14), 60 s from navigation: docs/benchmarks.md. */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+/** The adaptive video on rural links (issue 14) beside one MP4 of its source: docs/benchmarks.md. */
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PUBLISHED, type Manifest } from '../../config/media-layout';
 import { readPointer } from '../ops/media-versions';
@@ -8,9 +8,9 @@ import { makeClip } from '../test-support/test-clip';
 import { FAST_3G, PHONE, SLOW_3G, launchBrowser, link, returningVisitor } from './browser';
 import type { Browser, Link } from './browser';
 import { benchSite } from './load';
-import { REFERENCE, atLeast, atMost, exactly, holds, seconds, section } from './measure';
+import { REFERENCE, atLeast, atMost, exactly, holds, seconds, section, sum } from './measure';
 import { kilobytes, reading, sleep, type Site } from './measure';
-import { watchVideo } from './watch-video';
+import { watchVideo, type Seek } from './watch-video';
 
 /** Not a DevTools preset: the worst links in the field (2G EDGE), for the 144p rung. */
 const EDGE = link(1000, 200_000, 100_000);
@@ -31,7 +31,7 @@ export async function mediaSite(site: Site, name: string, signal: AbortSignal) {
   const folder = join(mediaDir, readPointer(mediaDir)!.version);
   const manifest = JSON.parse(readFileSync(join(folder, PUBLISHED.manifest), 'utf8')) as Manifest;
   const on = await benchSite(site, `${name}-server`, signal, { MEDIA_DIR: mediaDir });
-  return { folder, manifest, site: on };
+  return { folder, manifest, site: on, source };
 }
 
 type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
@@ -40,10 +40,10 @@ type Scenario = { link: Link; dropTo?: Link; seek?: boolean };
 async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Scenario) {
   const visitor = await returningVisitor(site);
   const tab = await browser.tab(PHONE, { link, slowCpu: false });
-  const watch = await watchVideo(tab, 'loadstart');
+  const watch = await watchVideo(tab);
   await visitor(tab);
   const startedAt = Date.now();
-  const run = { stillStalled: false, seekMs: null as number | null, heightBeforeDrop: 0 };
+  const run = { stillStalled: false, heightBeforeDrop: 0, seek: null as Seek };
   if (dropTo || seek) await watch.firstFrame(WATCH_MS);
   if (dropTo) {
     await sleep(((await watch.read()).firstFrameAt ?? 0) + DROP_AT_MS - (Date.now() - startedAt));
@@ -52,7 +52,7 @@ async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Sce
   }
   if (seek) {
     await sleep(3_000);
-    run.seekMs = (await watch.seek(0.8))?.frameMs ?? null;
+    run.seek = await watch.seek(0.8);
   } else {
     await sleep(WATCH_MS - (Date.now() - startedAt));
     run.stillStalled = await tab.evaluate(() => {
@@ -60,11 +60,16 @@ async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Sce
       return !!video && !video.paused && video.readyState < 3;
     });
   }
+  const [{ all, up }, at, seen] = [tab.requests, await tab.requests.clock(), await watch.read()];
   // On the wire, or what came so far (media data comes without its encoded length).
-  let down = 0;
-  for (const { wire, chunks } of tab.requests.all())
-    down += wire ?? chunks.reduce((sum, [, decoded, encoded]) => sum + (encoded || decoded), 0);
-  const watched = { ...(await watch.read()), down, up: tab.requests.up(), ...run };
+  const down = sum(all().map((r) => r.wire ?? sum(r.chunks.map(([, data, wire]) => wire || data))));
+  // A single MP4 is the page's media requests: its bytes by the first frame, the seek's Range.
+  const [media, frameAt] = [all().filter((r) => r.type === 'Media'), seen.firstFrameAt ?? 0];
+  const shown = media.flatMap((r) => r.chunks.filter(([time]) => at(time) <= frameAt));
+  const afterSeek = media.filter((r) => run.seek && at(r.sentAt) >= run.seek.requestedAt);
+  const startBytes = sum(shown.map(([, data]) => data));
+  const seekFrom = Math.min(...afterSeek.map((r) => r.start));
+  const watched = { ...seen, ...run, startBytes, seekFrom, down, up: up() };
   await tab.close();
   console.log(`  ${describe(watched)}`);
   return watched;
@@ -80,8 +85,10 @@ const describe = (r: Run) =>
   `first frame ${frameOf(r)}, ${stallsOf(r)} stalls (${seconds(r.stalledMs)} waiting), ${r.currentTime.toFixed(0)} s seen, ~${heightOf(r)}p played, ${r.heightAtEnd}p at the end, ${traffic(r)}`;
 
 const figure = (text: string, target = REFERENCE) => ({ figure: `Adaptive, ${text}`, target });
+const ofMp4 = (text: string, target = REFERENCE) => ({ figure: `One MP4 of it, ${text}`, target });
 const [UP_TO_3_S, ONE] = [atMost(3000, seconds), atMost(1)];
 const LOWER = holds('lower than before the drop');
+const SHARE = atMost(10, (n) => `${n} % of the file`);
 const FIGURES = {
   fastFrame: figure('Fast 3G: first frame', UP_TO_3_S),
   fastStalls: figure('Fast 3G: stalls in 60 s', exactly(0)),
@@ -94,11 +101,17 @@ const FIGURES = {
   seek: figure('Fast 3G: seek to 80 % shows a frame', UP_TO_3_S),
   edge: figure('EDGE (200 kbit/s, 1 s), 60 s'),
   bytes: figure('Fast 3G: bytes in 60 s (down / up)'),
+  mp4Fast: ofMp4('Fast 3G, 60 s'),
+  mp4Slow: ofMp4('Slow 3G, 60 s'),
+  mp4Start: ofMp4('Fast 3G: bytes by the first frame', SHARE),
+  mp4Seek: ofMp4('Fast 3G: seek to 80 % plays from there', holds('plays, from a Range there')),
 };
 
-const NAME = 'Adaptive video (3 min 720p source, phone, DevTools throttling, 60 s)';
+const NAME = 'Adaptive video beside one MP4 (3 min 720p source, phone, DevTools throttling, 60 s)';
 export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (site, signal) => {
-  const { manifest, site: on } = await mediaSite(site, 'adaptive', signal);
+  const { manifest, site: on, source } = await mediaSite(site, 'adaptive', signal);
+  // The same source as one faststart MP4, as a server without MEDIA_DIR serves it (design.md).
+  const mp4 = await benchSite(site, 'adaptive-mp4-server', signal, { VIDEO_FILE: source });
   const rungs = manifest.rungs.map((r) => `${r.height}p ${Math.round(r.averageBandwidth / 1e3)}k`);
   console.log(`  ladder: ${rungs.join(', ')}`);
   const browser = await launchBrowser(signal);
@@ -106,7 +119,15 @@ export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (si
   const [fast, slow] = [await watch({ link: FAST_3G }), await watch({ link: SLOW_3G })];
   const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
   const seek = await watch({ link: FAST_3G, seek: true });
-  const edge = await watch({ link: EDGE });
+  const [edge, seekMs] = [await watch({ link: EDGE }), seek.seek?.frameMs ?? null];
+  const single = (scenario: Scenario) => runOnce(browser, mp4, scenario);
+  const [mp4Fast, mp4Slow] = [await single({ link: FAST_3G }), await single({ link: SLOW_3G })];
+  const mp4Seek = await single({ link: FAST_3G, seek: true });
+  const share = (bytes: number) => (100 * bytes) / statSync(source).size;
+  const [start, from] = [share(mp4Fast.startBytes), share(mp4Seek.seekFrom)];
+  // Played on from a Range request that skipped the part in between.
+  const plays = !!mp4Seek.seek?.playsOn && from > 10 && from < 100;
+  const seekText = `from a Range at ${from.toFixed(0)} %, a frame after ${seconds(mp4Seek.seek?.frameMs ?? null)}`;
   const stalls = (r: Run) =>
     reading(`${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, stallsOf(r), describe(r));
   const lower = drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop;
@@ -121,8 +142,11 @@ export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (si
     slowSeen: { value: `${slow.currentTime.toFixed(0)} s`, measured: slow.currentTime },
     dropStalls: stalls(drop),
     dropLower: reading(dropped, lower),
-    seek: reading(seek.seekMs === null ? 'no frame in 15 s' : seconds(seek.seekMs), seek.seekMs),
+    seek: reading(seekMs === null ? 'no frame in 15 s' : seconds(seekMs), seekMs),
     edge: reading(`first frame ${frameOf(edge)}, ${edgeSeen}`, edge.firstFrameAt),
     bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
+    ...{ mp4Fast: reading(describe(mp4Fast), null), mp4Slow: reading(describe(mp4Slow), null) },
+    mp4Start: reading(`${kilobytes(mp4Fast.startBytes)} (${start.toFixed(1)} %)`, start),
+    mp4Seek: reading(plays ? seekText : `no: ${seekText}`, plays, describe(mp4Seek)),
   };
 });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { clientConfig } from '../../config/settings';
+import { samplePublish } from '../ops/sample-publish';
 import { build } from '../test-support/test-server';
 import { adaptiveMeasurement } from './adaptive';
 import { chromiumPath, describeConditions } from './browser';
@@ -19,12 +20,11 @@ import { proxyMeasurement } from './proxy';
 import { reportsMeasurement } from './reports';
 import { screensMeasurement } from './screens';
 import { slowClientsMeasurement } from './slow-clients';
-import { videoMeasurement } from './video';
 
 /** In the order of the table; the floods come last so that they disturb nothing else. */
 const MEASUREMENTS = {
-  ...{ bundle: bundleMeasurement, screens: screensMeasurement, video: videoMeasurement },
-  ...{ adaptive: adaptiveMeasurement, 'first-visit': firstVisitMeasurement },
+  ...{ bundle: bundleMeasurement, screens: screensMeasurement, adaptive: adaptiveMeasurement },
+  'first-visit': firstVisitMeasurement,
   ...{ offline: offlineMeasurement, lighthouse: lighthouseMeasurement, load: loadMeasurement },
   ...{ proxy: proxyMeasurement, crowd: crowdMeasurement, slow: slowClientsMeasurement },
   reports: reportsMeasurement,
@@ -52,7 +52,7 @@ function conditions(loadBefore: string): Record<string, string> {
     ...describeConditions(),
     lighthouse: `${(JSON.parse(lighthouse) as { version: string }).version}, default (mobile) config with its simulated throttling, chrome-launcher, --headless=new`,
     load: describeLoad(),
-    server: `${settings.join(', ')}, its own PASSWORD_HASH and SESSION_SECRET, every other setting at its default`,
+    server: `${settings.join(', ')}, its own PASSWORD_HASH and SESSION_SECRET, MEDIA_DIR the sample's adaptive publish (as \`npm start\`), every other setting at its default`,
   };
 }
 
@@ -61,7 +61,10 @@ async function main(): Promise<number> {
   if (process.env.BENCH_SKIP_BUILD === '1') console.log('BENCH_SKIP_BUILD=1: the existing build');
   else build();
   const password = randomBytes(12).toString('base64url');
-  const server = await startBenchServer(password, 'server');
+  // The site `npm start` serves on the defaults: the sample published as adaptive video.
+  const mediaDir = await samplePublish(process.cwd());
+  if (!mediaDir) throw new Error('the bench needs ffmpeg, to publish the sample');
+  const server = await startBenchServer(password, 'server', { MEDIA_DIR: mediaDir });
   // The server is stopped on Ctrl-C as on any other end (stop() may be called twice).
   process.once('SIGINT', () => void server.stop().then(() => process.exit(130)));
   try {

@@ -150,9 +150,9 @@ export async function launchBrowser(signal: AbortSignal) {
   return { tab };
 }
 
-/** start, size: from Content-Range (a Range answer); wire: the bytes on it, once finished. */
-type Data = { start: number; size: number | null; wire: number | null; chunks: Chunk[] };
-export type Chunk = [time: number, decoded: number, encoded: number]; // encoded: 0 for media data
+/** start: from Content-Range (a Range answer); wire: the bytes on it, once finished. */
+type Data = { start: number; wire: number | null; chunks: Chunk[] };
+type Chunk = [time: number, decoded: number, encoded: number]; // encoded: 0 for media data
 type Tracked = Data & { type?: string; method: string; url: string; sentAt: number; done?: true };
 
 /** A tab's requests from its start, the bytes sent up; clock(): protocol times as page times. */
@@ -161,7 +161,7 @@ function trackRequests({ Network }: CDP.Client, evaluate: (fn: () => number) => 
   let [up, documentAt, lastChange] = [0, null as number | null, Date.now()];
   Network.requestWillBeSent(({ requestId, request, type, timestamp: sentAt }) => {
     const { method, url, postData } = request;
-    const data: Data = { start: 0, size: null, wire: null, chunks: [] };
+    const data: Data = { start: 0, wire: null, chunks: [] };
     requests.set(requestId, { type, method, url, sentAt, ...data });
     if (type === 'Document') documentAt ??= sentAt;
     [up, lastChange] = [up + (postData?.length ?? 0), Date.now()];
@@ -173,8 +173,8 @@ function trackRequests({ Network }: CDP.Client, evaluate: (fn: () => number) => 
   Network.responseReceived(({ requestId, response: { headers } }) => {
     const request = requests.get(requestId);
     const range = Object.entries(headers).find(([key]) => key.toLowerCase() === 'content-range');
-    const [, start, size] = /bytes (\d+)-\d+\/(\d+)/.exec(String(range?.[1])) ?? [];
-    if (request && size) [request.start, request.size] = [Number(start), Number(size)];
+    const start = /bytes (\d+)-/.exec(String(range?.[1]))?.[1];
+    if (request && start) request.start = Number(start);
   });
   Network.dataReceived(({ requestId, timestamp, dataLength, encodedDataLength }) =>
     requests.get(requestId)?.chunks.push([timestamp, dataLength, encodedDataLength]),

@@ -27,7 +27,7 @@ function startBytes(folder: string, manifest: Manifest): number {
 async function visit(browser: Browser, link: Link, before?: Tab, workers = false) {
   const options = { link, slowCpu: false, cache: !!before, contextId: before?.contextId, workers };
   const tab = await browser.tab(PHONE, options);
-  const [watch, requests] = [await watchVideo(tab, 'loadstart'), tab.requests];
+  const [watch, requests] = [await watchVideo(tab), tab.requests];
   const signin = () =>
     requests.all().find((r) => r.method === 'POST' && r.url.endsWith(SIGNIN_PATH));
   const end = async () => {

@@ -98,6 +98,7 @@ export function median(values: (number | null)[]): number | null {
   return (sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2;
 }
 
+export const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 export const sleep = (ms: number) => timer(ms);
 /** `step()` every `everyMs` until it gives something truthy or `ms` pass: its last answer. */
 export async function poll<T>(step: () => Promise<T> | T, ms: number, everyMs = 100) {

@@ -9,16 +9,12 @@ const WATCH = {
 type Watch = typeof WATCH;
 type Watched = typeof globalThis & { __benchWatch?: Watch };
 
-// In the page before its scripts: its first <video> (media events do not bubble, but capture).
-// Play is pressed, muted, at `loadstart` or, if the app has not played it, at `loadedmetadata`.
-function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
+// In the page before its scripts: its first <video> (media events do not bubble, but capture),
+// play pressed, muted, at its `loadstart` if `play`.
+function watchPage([watch, play]: [Watch, boolean]) {
   (globalThis as Watched).__benchWatch = watch;
   let [video, waitingSince] = [null as HTMLVideoElement | null, null as number | null];
   let last = performance.now();
-  const play = (element: HTMLVideoElement) => {
-    element.muted = true;
-    void element.play().catch(() => undefined);
-  };
   const height = (element: HTMLVideoElement) => Math.min(element.videoHeight, element.videoWidth);
   const loadstart = ({ target: element }: Event) => {
     if (video || !(element instanceof HTMLVideoElement)) return;
@@ -26,14 +22,8 @@ function watchPage([playAt, watch]: ['loadstart' | 'metadata', Watch]) {
     element.requestVideoFrameCallback((now, frame) => {
       watch.firstFrameAt ??= frame.presentationTime || now;
     });
-    if (playAt === 'loadstart') play(element);
-    // After the app's own handlers: if nothing plays and no frame shows, press play now.
-    element.addEventListener('loadedmetadata', () =>
-      setTimeout(() => {
-        const idle = watch.firstFrameAt === null && element.paused && !element.autoplay;
-        if (playAt === 'metadata' && idle) play(element);
-      }, 0),
-    );
+    element.muted = true;
+    if (play) void element.play().catch(() => undefined);
     element.addEventListener('waiting', () => {
       if (watch.firstFrameAt !== null) waitingSince ??= performance.now();
     });
@@ -85,9 +75,11 @@ async function seekPage(fraction: number) {
   return { requestedAt, frameMs: frameAt === null ? null : frameAt - requestedAt, playsOn };
 }
 
+export type Seek = Awaited<ReturnType<typeof seekPage>>;
+
 /** Watches the video in every document `tab` opens from now on. */
-export async function watchVideo(tab: Tab, playAt: 'loadstart' | 'metadata') {
-  await tab.beforeScripts(watchPage, [playAt, WATCH] as [typeof playAt, Watch]);
+export async function watchVideo(tab: Tab, play = true) {
+  await tab.beforeScripts(watchPage, [WATCH, play] as [Watch, boolean]);
   return {
     firstFrame: (timeoutMs: number) =>
       tab.waitFor(() => (globalThis as Watched).__benchWatch?.firstFrameAt != null, timeoutMs),

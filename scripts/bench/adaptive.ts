@@ -63,13 +63,17 @@ async function runOnce(browser: Browser, site: Site, { link, dropTo, seek }: Sce
   const [{ all, up }, at, seen] = [tab.requests, await tab.requests.clock(), await watch.read()];
   // On the wire, or what came so far (media data comes without its encoded length).
   const down = sum(all().map((r) => r.wire ?? sum(r.chunks.map(([, data, wire]) => wire || data))));
-  // A single MP4 is the page's media requests: its bytes by the first frame, the seek's Range.
-  const [media, frameAt] = [all().filter((r) => r.type === 'Media'), seen.firstFrameAt ?? 0];
-  const shown = media.flatMap((r) => r.chunks.filter(([time]) => at(time) <= frameAt));
-  const afterSeek = media.filter((r) => run.seek && at(r.sentAt) >= run.seek.requestedAt);
-  const startBytes = sum(shown.map(([, data]) => data));
-  const seekFrom = Math.min(...afterSeek.map((r) => r.start));
-  const watched = { ...seen, ...run, startBytes, seekFrom, down, up: up() };
+  // A single MP4 is the page's media requests: its bytes by a time, and where the seek's first
+  // Range answer starts (null: no media, no such time, no such answer).
+  const media = all().filter((request) => request.type === 'Media');
+  const chunks = media.flatMap((request) => request.chunks);
+  const bytesBy = (ms?: number | null) =>
+    ms == null || !media.length ? null : sum(chunks.filter(([t]) => at(t) <= ms).map(([, b]) => b));
+  const sinceSeek = media.filter((r) => run.seek && at(r.sentAt) >= run.seek.requestedAt);
+  const ranges = sinceSeek.flatMap((request) => (request.start === null ? [] : [request.start]));
+  const [byFrame, beforeSeek] = [bytesBy(seen.firstFrameAt), bytesBy(run.seek?.requestedAt)];
+  const mp4 = { byFrame, beforeSeek, seekFrom: ranges.length ? Math.min(...ranges) : null };
+  const watched = { ...seen, ...run, ...mp4, down, up: up() };
   await tab.close();
   console.log(`  ${describe(watched)}`);
   return watched;
@@ -111,7 +115,8 @@ const NAME = 'Adaptive video beside one MP4 (3 min 720p source, phone, DevTools 
 export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (site, signal) => {
   const { manifest, site: on, source } = await mediaSite(site, 'adaptive', signal);
   // The same source as one faststart MP4, as a server without MEDIA_DIR serves it (design.md).
-  const mp4 = await benchSite(site, 'adaptive-mp4-server', signal, { VIDEO_FILE: source });
+  const env = { VIDEO_FILE: source, MEDIA_DIR: '' };
+  const mp4Site = await benchSite(site, 'adaptive-mp4-server', signal, env);
   const rungs = manifest.rungs.map((r) => `${r.height}p ${Math.round(r.averageBandwidth / 1e3)}k`);
   console.log(`  ladder: ${rungs.join(', ')}`);
   const browser = await launchBrowser(signal);
@@ -119,15 +124,20 @@ export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (si
   const [fast, slow] = [await watch({ link: FAST_3G }), await watch({ link: SLOW_3G })];
   const drop = await watch({ link: FAST_3G, dropTo: SLOW_3G });
   const seek = await watch({ link: FAST_3G, seek: true });
-  const [edge, seekMs] = [await watch({ link: EDGE }), seek.seek?.frameMs ?? null];
-  const single = (scenario: Scenario) => runOnce(browser, mp4, scenario);
+  const edge = await watch({ link: EDGE });
+  const seekMs = seek.seek?.frameMs ?? null;
+  const single = (scenario: Scenario) => runOnce(browser, mp4Site, scenario);
   const [mp4Fast, mp4Slow] = [await single({ link: FAST_3G }), await single({ link: SLOW_3G })];
   const mp4Seek = await single({ link: FAST_3G, seek: true });
-  const share = (bytes: number) => (100 * bytes) / statSync(source).size;
-  const [start, from] = [share(mp4Fast.startBytes), share(mp4Seek.seekFrom)];
-  // Played on from a Range request that skipped the part in between.
-  const plays = !!mp4Seek.seek?.playsOn && from > 10 && from < 100;
-  const seekText = `from a Range at ${from.toFixed(0)} %, a frame after ${seconds(mp4Seek.seek?.frameMs ?? null)}`;
+  const share = (bytes: number | null) => bytes && (100 * bytes) / statSync(source).size;
+  const [start, from] = [share(mp4Fast.byFrame), share(mp4Seek.seekFrom)];
+  const before = share(mp4Seek.beforeSeek);
+  const pct = (n: number | null) => (n === null ? 'none' : `${n.toFixed(1)} % of the file`);
+  // Played on from a Range past 10 % of the file, with at most 10 % fetched before it (read from
+  // its start): none of the part in between.
+  const skipped = from !== null && from > SHARE.limit! && !!SHARE.met(before);
+  const plays = !!mp4Seek.seek?.playsOn && skipped;
+  const seekText = `from a Range at ${pct(from)}, ${pct(before)} before it; frame after ${seconds(mp4Seek.seek?.frameMs ?? null)}`;
   const stalls = (r: Run) =>
     reading(`${stallsOf(r)} (${seconds(r.stalledMs)} waiting)`, stallsOf(r), describe(r));
   const lower = drop.heightAtEnd > 0 && drop.heightAtEnd < drop.heightBeforeDrop;
@@ -146,7 +156,7 @@ export const adaptiveMeasurement = section(NAME, 40 * 60_000, FIGURES, async (si
     edge: reading(`first frame ${frameOf(edge)}, ${edgeSeen}`, edge.firstFrameAt),
     bytes: { value: traffic(fast), measured: fast.down, note: `Slow 3G: ${traffic(slow)}` },
     ...{ mp4Fast: reading(describe(mp4Fast), null), mp4Slow: reading(describe(mp4Slow), null) },
-    mp4Start: reading(`${kilobytes(mp4Fast.startBytes)} (${start.toFixed(1)} %)`, start),
-    mp4Seek: reading(plays ? seekText : `no: ${seekText}`, plays, describe(mp4Seek)),
+    mp4Start: reading(`${kilobytes(mp4Fast.byFrame ?? 0)} (${pct(start)})`, start),
+    mp4Seek: reading(`${plays ? 'yes' : 'no'}, ${seekText}`, plays, describe(mp4Seek)),
   };
 });

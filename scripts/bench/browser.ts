@@ -151,7 +151,7 @@ export async function launchBrowser(signal: AbortSignal) {
 }
 
 /** start: from Content-Range (a Range answer); wire: the bytes on it, once finished. */
-type Data = { start: number; wire: number | null; chunks: Chunk[] };
+type Data = { start: number | null; wire: number | null; chunks: Chunk[] };
 type Chunk = [time: number, decoded: number, encoded: number]; // encoded: 0 for media data
 type Tracked = Data & { type?: string; method: string; url: string; sentAt: number; done?: true };
 
@@ -161,7 +161,7 @@ function trackRequests({ Network }: CDP.Client, evaluate: (fn: () => number) => 
   let [up, documentAt, lastChange] = [0, null as number | null, Date.now()];
   Network.requestWillBeSent(({ requestId, request, type, timestamp: sentAt }) => {
     const { method, url, postData } = request;
-    const data: Data = { start: 0, wire: null, chunks: [] };
+    const data: Data = { start: null, wire: null, chunks: [] };
     requests.set(requestId, { type, method, url, sentAt, ...data });
     if (type === 'Document') documentAt ??= sentAt;
     [up, lastChange] = [up + (postData?.length ?? 0), Date.now()];

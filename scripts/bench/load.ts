@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { hashPassword } from '../../server/password';
+import { SAMPLE_PUBLISH_DIR } from '../ops/sample-publish';
 import { startRedis } from '../test-support/redis-server';
 import { SIGNIN_PATH, residentBytes, signedIn, signinBody } from '../test-support/test-server';
 import { startServer } from '../test-support/test-server';
@@ -181,7 +182,8 @@ const LOAD = {
 const NAME = 'signin flood: one instance in memory, then two instances on one Redis';
 export const loadMeasurement = section(NAME, 240_000, LOAD, async (site, signal) => {
   const alone = await floodOnce(site, signal);
-  const [a, b] = await floodBoth(await twoInstancesOnRedis(site, 'redis', signal), signal);
+  const publish = { MEDIA_DIR: SAMPLE_PUBLISH_DIR }; // the same /api/video as the one instance
+  const [a, b] = await floodBoth(await twoInstancesOnRedis(site, 'redis', signal, publish), signal);
   const errors = Number(a.errors.measured) + Number(b.errors.measured);
   const rss = `RSS peak A ${a.rss.value}, B ${b.rss.value}`;
   return {

@@ -75,7 +75,9 @@ export const offlineMeasurement = section(NAME, 15 * 60_000, FIGURES, async (sit
   await sleep(OUTAGE_MS);
   const stalled = await online.evaluate(() => document.querySelector('video')!.readyState < 3);
   const playedTo = () => online.evaluate(() => document.querySelector('video')!.currentTime);
-  const [from, linkBack] = [await playedTo(), await online.setLink(FAST_3G).then(Date.now)];
+  const from = await playedTo();
+  await online.setLink(FAST_3G);
+  const linkBack = Date.now();
   const moved = await poll(async () => (await playedTo()) > from + 0.05, 60_000, 50);
   const movedMs = moved ? Date.now() - linkBack : null;
   const back = `${stalled ? 'stalled' : 'still playing'} when the link came back`;

@@ -138,7 +138,8 @@ export default tseslint.config(
   {
     // The folders are the architecture: imports go one way only. machines/ is pure and stands
     // alone; config/ (the settings table) sits under the app and the server; the app and the
-    // server never import each other; the model library serves the tests, e2e and test:paths.
+    // server never import each other; the model library serves the tests, e2e and test:paths;
+    // the bench uses the rest, and nothing uses the bench (what tests share is scripts/test-support).
     files: ['**/*.{ts,tsx,js,mjs}'],
     plugins: { boundaries },
     settings: {
@@ -165,6 +166,7 @@ export default tseslint.config(
         { type: 'server', pattern: 'server/**', partialMatch: false },
         { type: 'model', pattern: 'tests/model/**', partialMatch: false },
         { type: 'tests', pattern: ['tests/**', 'e2e/**'], partialMatch: false },
+        { type: 'bench', pattern: 'scripts/bench/**', partialMatch: false },
         { type: 'tooling', pattern: 'scripts/**', partialMatch: false },
       ],
     },
@@ -202,6 +204,16 @@ export default tseslint.config(
                     types: {
                       anyOf: ['machines', 'config', 'app', 'server', 'model', 'tests', 'tooling'],
                     },
+                  },
+                },
+              },
+            },
+            {
+              from: { element: { type: 'bench' } },
+              allow: {
+                to: {
+                  element: {
+                    types: { anyOf: ['machines', 'config', 'app', 'server', 'tooling', 'bench'] },
                   },
                 },
               },

@@ -6,8 +6,9 @@ import { clientConfig } from '../../config/settings';
 import { loadConfig } from '../../server/config';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
 import { signIn, startServer } from '../test-support/test-server';
+import { quantile } from '../test-support/load-generator';
 import { benchSecrets } from './load';
-import { atEnd, exactly, figure, holds, quantile, reading, section, seconds } from './measure';
+import { atEnd, exactly, figure, holds, reading, section, seconds } from './measure';
 
 const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
 /** The app's own wait for a signin's answer; status 0: none in that time. */

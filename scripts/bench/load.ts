@@ -9,7 +9,8 @@ import { SAMPLE_PUBLISH_DIR } from '../ops/sample-publish';
 import { startRedis } from '../test-support/redis-server';
 import { SIGNIN_PATH, residentBytes, signedIn, signinBody } from '../test-support/test-server';
 import { startServer } from '../test-support/test-server';
-import { atEnd, atMost, cannon, exactly, figure, quantile, reading, sleep } from './measure';
+import { cannon, quantile } from '../test-support/load-generator';
+import { atEnd, atMost, exactly, figure, reading, sleep } from './measure';
 import { section, type Reading, type Site } from './measure';
 
 /** As in production, but with per-address limits that let the flood's signins reach the hashing. */

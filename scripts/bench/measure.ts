@@ -1,8 +1,8 @@
 /** A measurement: its figures and targets declared up front, a bounded run, one table out. */
-import autocannon from 'autocannon';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { setTimeout as timer } from 'node:timers/promises';
 import { format } from 'prettier';
+import { quantile } from '../test-support/load-generator';
 
 /** The site under test; `pid` is the server's (its memory is read), `distDir` its build. */
 export type Site = Record<'origin' | 'base' | 'username' | 'password' | 'distDir', string> & {
@@ -79,16 +79,6 @@ export async function runMeasurement<K extends string>(measurement: Measurement<
     timeout.catch(() => undefined);
     for (const stop of endings.get(signal)!.reverse()) await stop().catch(() => undefined);
   }
-}
-
-/** autocannon, the one load generator: its emitter is also its result's promise. */
-export const cannon = (options: autocannon.Options) =>
-  autocannon(options) as unknown as autocannon.Instance & PromiseLike<autocannon.Result>;
-
-/** The value at quantile `q` (0..1) by the nearest-rank method, as load generators report. */
-export function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]! : Number.NaN;
 }
 
 /** The median of the values, or null if any run measured nothing. */

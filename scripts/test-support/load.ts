@@ -18,8 +18,8 @@
 import type { Request } from 'autocannon';
 import { readdirSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { cannon, quantile } from '../bench/measure';
 import { samplePublish } from '../ops/sample-publish';
+import { cannon, quantile } from './load-generator';
 import { buildIfMissing, residentBytes, send, signIn, signedIn, startServer } from './test-server';
 
 const DURATION_S = Number(process.env.LOAD_SECONDS ?? 30);

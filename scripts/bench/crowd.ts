@@ -5,13 +5,13 @@ import { setTimeout as timer } from 'node:timers/promises';
 import { clientConfig } from '../../config/settings';
 import { loadConfig } from '../../server/config';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
-import { signIn, startServer } from '../test-support/test-server';
+import { signinBrowser, startServer } from '../test-support/test-server';
 import { quantile } from '../test-support/load-generator';
 import { benchSecrets } from './load';
 import { atEnd, exactly, figure, holds, reading, section, seconds } from './measure';
 
 const [VISITORS, ARRIVALS_MS, MAX_PRESSES, GIVE_UP_MS, TYPO_EVERY] = [100, 30_000, 7, 180_000, 20];
-/** The app's own wait for a signin's answer; status 0: none in that time. */
+/** The app's own wait for a signin's answer. */
 const SIGNIN_TIMEOUT_MS = clientConfig(process.env).signinTimeoutMs;
 
 /** The most failures one address may have within `ms` of its first, by the servers' limits. */
@@ -23,22 +23,17 @@ function allowed(ms: number) {
   return failures;
 }
 
-const pairOf = (line: string) => line.split(';', 1)[0]!.split(/=(.*)/s); // name, value
-/** A browser of its own: a cookie jar, the app's timeout, a connection per press unless `agent`. */
+/** A visitor's browser with the app's wait (status 0: no answer in it); no `agent`: one a press. */
 export function browser(username: string, agent: Agent | false = false) {
-  const jar = new Map<string, string>();
-  const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  const options = { localAddress: '127.0.0.1', agent, timeoutMs: SIGNIN_TIMEOUT_MS };
+  const me = signinBrowser(username, options);
   const press = async (origin: string, password: string) => {
-    const [device, started] = [jar.has('dev'), performance.now()];
-    const signin = { origin, username, password, localAddress: '127.0.0.1', agent };
-    const sent = { ...signin, cookie: cookie(), timeoutMs: SIGNIN_TIMEOUT_MS };
-    const answer = await signIn(sent).catch(() => null);
-    for (const [name = '', value = ''] of (answer?.headers['set-cookie'] ?? []).map(pairOf))
-      jar.set(name, value);
+    const [device, started] = [me.hasDevice(), performance.now()];
+    const answer = await me.press(origin, password).catch(() => null);
     const retryMs = Number(answer?.headers['retry-after'] ?? 1) * 1000;
     return { status: answer?.status ?? 0, ms: performance.now() - started, device, retryMs };
   };
-  return Object.assign(press, { cookie });
+  return Object.assign(press, { cookie: me.cookie });
 }
 type Browser = ReturnType<typeof browser>;
 /** `first`: the visitor's first right press; `device`: with its cookie. */

@@ -1,7 +1,8 @@
 /**
  * The real built server (dist-server/) on a free loopback port, for the browser tests
  * (e2e/global-setup.ts), the load test (scripts/test-support/load.ts) and the benchmark (scripts/bench/bench.ts);
- * and the one client that signs in over HTTP, for those and the brute-force test.
+ * and the one client that signs in over HTTP (a browser's, with its cookies: `signinBrowser`),
+ * for those and the server tests.
  */
 import { SERVER_ENTRY } from '../build/build-check';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -83,7 +84,7 @@ export interface Answer {
 
 /**
  * node:http, so that nothing decompresses, rewrites headers or keeps cookies for us. No answer
- * within `timeoutMs` (10 s unless told) is an error.
+ * within `timeoutMs` (10 s unless told; 0: no deadline) is an error.
  */
 export function send(
   url: string,
@@ -104,9 +105,10 @@ export function send(
       });
       res.on('error', reject);
     });
-    req.setTimeout(timeoutMs, () =>
-      req.destroy(new Error(`${url} took more than ${timeoutMs / 1000} s`)),
-    );
+    if (timeoutMs)
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(new Error(`${url} took more than ${timeoutMs / 1000} s`)),
+      );
     req.on('error', reject);
     req.end(body);
   });
@@ -122,7 +124,7 @@ export interface Signin extends Pick<RequestOptions, 'agent' | 'localAddress'> {
   origin: string;
   username: string;
   password: string;
-  /** What a browser sends back (`name=value; …`): the bench's crowd keeps its device cookie. */
+  /** What a browser sends back (`name=value; …`), as `signinBrowser` keeps it. */
   cookie?: string;
   /** No answer within this is an error (send's 10 s unless told; the crowd: the app's wait). */
   timeoutMs?: number;
@@ -150,4 +152,20 @@ export async function signedIn(signin: Signin) {
   type Answer = { empresa: string; nombres: string; videoKey?: VideoKey };
   const { empresa, nombres, videoKey } = JSON.parse(answer.body) as Answer;
   return { cookie, empresa, nombres, videoKey };
+}
+
+type Press = Omit<Signin, 'origin' | 'username' | 'password' | 'cookie'>;
+/** A browser's presses: the cookies the server sets (the device cookie) go back with the next. */
+export function signinBrowser(username: string, options: Press = {}) {
+  const jar = new Map<string, string>();
+  const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  const press = async (origin: string, password: string) => {
+    const answer = await signIn({ ...options, origin, username, password, cookie: cookie() });
+    for (const line of answer.headers['set-cookie'] ?? []) {
+      const [name = '', value = ''] = line.split(';', 1)[0]!.split(/=(.*)/s);
+      jar.set(name, value);
+    }
+    return answer;
+  };
+  return { press, cookie, hasDevice: () => jar.has('dev') };
 }

@@ -10,7 +10,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../server/app.js';
 import { startRedis, type RedisServer } from '../../scripts/test-support/redis-server.js';
 import { request } from 'node:http';
-import { SIGNIN_PATH, signinBody, type Answer } from '../../scripts/test-support/test-server.js';
+import {
+  SIGNIN_PATH,
+  signinBody,
+  signinBrowser,
+  type Answer,
+} from '../../scripts/test-support/test-server.js';
 import { createMetrics } from '../../server/metrics.js';
 import { USERNAME, cheapPasswordHash, listen, logCapture, testConfig } from './helpers.js';
 
@@ -21,53 +26,12 @@ const CROWD = 100;
 const mistypes = (visitor: number) => visitor % 20 === 0;
 
 /**
- * A POST with no deadline of its own (the test's timeout bounds it): on a loaded machine a
- * press may take longer than a client would wait, and that is the bench's business, not this.
+ * One browser: its own connection per press, its cookies, and no deadline of its own (the test's
+ * timeout bounds it): on a loaded machine a press may take longer than a client would wait, and
+ * that is the bench's business, not this.
  */
-function post(url: string, headers: Record<string, string>, body: string) {
-  return new Promise<Answer>((resolve, reject) => {
-    const req = request(
-      url,
-      { method: 'POST', headers, localAddress: ADDRESS, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const all = Buffer.concat(chunks);
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: all.toString(),
-            bytes: all.length,
-          });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** One browser: its own connection per press, and the cookies the server sets. */
-function browser() {
-  const jar = new Map<string, string>();
-  const press = async (origin: string, password: string): Promise<Answer> => {
-    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-    const answer = await post(
-      `${origin}${SIGNIN_PATH}`,
-      { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
-      signinBody(USERNAME, password),
-    );
-    for (const line of answer.headers['set-cookie'] ?? []) {
-      const pair = line.split(';', 1)[0]!;
-      const at = pair.indexOf('=');
-      jar.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return answer;
-  };
-  return { press, hasDevice: () => jar.has('dev') };
-}
+const browser = () =>
+  signinBrowser(USERNAME, { localAddress: ADDRESS, agent: false, timeoutMs: 0 });
 
 let redis: RedisServer;
 beforeAll(async () => {

@@ -23,7 +23,7 @@ function allowed(ms: number) {
   return failures;
 }
 
-/** A visitor's browser with the app's wait (status 0: no answer in it); no `agent`: one a press. */
+/** A visitor waiting as the app does (status 0: no answer), on `agent` or a connection a press. */
 export function browser(username: string, agent: Agent | false = false) {
   const options = { localAddress: '127.0.0.1', agent, timeoutMs: SIGNIN_TIMEOUT_MS };
   const me = signinBrowser(username, options);

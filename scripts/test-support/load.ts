@@ -1,6 +1,6 @@
 /**
  * `npm run test:load`: a bounded load test of the real built server (under 60 s in all), on the
- * bench's load generator (autocannon).
+ * load generator it shares with the bench (load-generator.ts, autocannon).
  *
  * Builds if needed, starts the built server on a free loopback port as on `npm start`'s defaults
  * (the sample's adaptive publish, scripts/ops/sample-publish.ts), signs in, then for

@@ -1,8 +1,8 @@
 /**
  * The real built server (dist-server/) on a free loopback port, for the browser tests
  * (e2e/global-setup.ts), the load test (scripts/test-support/load.ts) and the benchmark (scripts/bench/bench.ts);
- * and the one client that signs in over HTTP (a browser's, with its cookies: `signinBrowser`),
- * for those and the server tests.
+ * and the one client that signs in over HTTP, and `signinBrowser`, a browser that keeps its
+ * cookies, for those and the server tests.
  */
 import { SERVER_ENTRY } from '../build/build-check';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -126,7 +126,10 @@ export interface Signin extends Pick<RequestOptions, 'agent' | 'localAddress'> {
   password: string;
   /** What a browser sends back (`name=value; …`), as `signinBrowser` keeps it. */
   cookie?: string;
-  /** No answer within this is an error (send's 10 s unless told; the crowd: the app's wait). */
+  /**
+   * No answer within this is an error: send's 10 s unless told; 0 none (the crowd test); the
+   * bench's crowd: the app's wait.
+   */
   timeoutMs?: number;
 }
 
@@ -154,9 +157,9 @@ export async function signedIn(signin: Signin) {
   return { cookie, empresa, nombres, videoKey };
 }
 
-type Press = Omit<Signin, 'origin' | 'username' | 'password' | 'cookie'>;
+type BrowserOptions = Omit<Signin, 'origin' | 'username' | 'password' | 'cookie'>;
 /** A browser's presses: the cookies the server sets (the device cookie) go back with the next. */
-export function signinBrowser(username: string, options: Press = {}) {
+export function signinBrowser(username: string, options: BrowserOptions = {}) {
   const jar = new Map<string, string>();
   const cookie = () => [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
   const press = async (origin: string, password: string) => {
@@ -167,5 +170,6 @@ export function signinBrowser(username: string, options: Press = {}) {
     }
     return answer;
   };
-  return { press, cookie, hasDevice: () => jar.has('dev') };
+  // Named `__Host-dev` over HTTPS (server/device-cookie.ts).
+  return { press, cookie, hasDevice: () => jar.has('dev') || jar.has('__Host-dev') };
 }

@@ -139,7 +139,8 @@ export default tseslint.config(
     // The folders are the architecture: imports go one way only. machines/ is pure and stands
     // alone; config/ (the settings table) sits under the app and the server; the app and the
     // server never import each other; the model library serves the tests, e2e and test:paths;
-    // the bench uses all but the tests, and nothing uses the bench (what tests share is scripts/test-support).
+    // the bench uses all but the tests, and nothing uses the bench (what the tests share with it
+    // is in scripts/test-support).
     files: ['**/*.{ts,tsx,js,mjs}'],
     plugins: { boundaries },
     settings: {

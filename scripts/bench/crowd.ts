@@ -5,8 +5,8 @@ import { setTimeout as timer } from 'node:timers/promises';
 import { clientConfig } from '../../config/settings';
 import { loadConfig } from '../../server/config';
 import { HOUR_MS, delayAfter } from '../../server/signin-limiter';
-import { signinBrowser, startServer } from '../test-support/test-server';
 import { quantile } from '../test-support/load-generator';
+import { signinBrowser, startServer } from '../test-support/test-server';
 import { benchSecrets } from './load';
 import { atEnd, exactly, figure, holds, reading, section, seconds } from './measure';
 

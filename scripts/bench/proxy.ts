@@ -100,7 +100,7 @@ function readAccessLog(file: string) {
   return { total: answers.length, retried, failedSignins: answers.filter(failedSignin).length };
 }
 
-/** load's floods on two instances sharing Redis, through nginx (as deployed), the second instance SIGKILLed: rows. */
+/** load's two-instance floods on Redis, via nginx (as deployed), the second one SIGKILLed: rows. */
 async function floodAndKill(site: Site, mediaDir: string, signal: AbortSignal) {
   const env = { MEDIA_DIR: mediaDir, DIST_DIR: site.distDir };
   const sites = await twoInstancesOnRedis(site, 'failover', signal, env);
